@@ -1,0 +1,94 @@
+"""rankviz: rank-aware evaluation for search, recommendation and RAG.
+
+``import rankviz`` adds evaluation methods to pandas DataFrames, under ``df.rank``
+(which stays callable as pandas' own ``DataFrame.rank``) and ``df.rankviz``::
+
+    import rankviz
+    run = rankviz.read_run("run.txt")
+    qrels = rankviz.read_qrels("qrels.txt")
+    run.rank.mrr(k=10, qrels=qrels)
+    run.rank.evaluate(["RR@10", "nDCG@10", "AP", "R@100"], qrels=qrels, per_query=True)
+
+Every number follows trec_eval 10 (see ``rankviz.measures`` for the semantics).
+Importing rankviz changes nothing else: no matplotlib style, no logging handlers.
+"""
+
+from __future__ import annotations
+
+from . import accessor as _accessor
+from ._errors import (
+    ClosedWorldWarning,
+    ColumnError,
+    DegenerateDataWarning,
+    DuplicateError,
+    IdTypeWarning,
+    InputError,
+    RankvizError,
+    RankvizWarning,
+    TiesWarning,
+    TrecFormatError,
+    UnknownMeasureError,
+)
+from .evaluate import (
+    evaluate,
+    first_relevant_rank,
+    hit_rate,
+    mean_average_precision,
+    mrr,
+    ndcg,
+    precision,
+    r_precision,
+    recall,
+    summary,
+)
+from .io import (
+    qrels_from_dict,
+    qrels_to_dict,
+    read_qrels,
+    read_run,
+    read_topics,
+    run_from_dict,
+    run_to_dict,
+    write_qrels,
+    write_run,
+)
+from .measures import Measure, parse_measure
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ClosedWorldWarning",
+    "ColumnError",
+    "DegenerateDataWarning",
+    "DuplicateError",
+    "IdTypeWarning",
+    "InputError",
+    "Measure",
+    "RankvizError",
+    "RankvizWarning",
+    "TiesWarning",
+    "TrecFormatError",
+    "UnknownMeasureError",
+    "evaluate",
+    "first_relevant_rank",
+    "hit_rate",
+    "mean_average_precision",
+    "mrr",
+    "ndcg",
+    "parse_measure",
+    "precision",
+    "qrels_from_dict",
+    "qrels_to_dict",
+    "r_precision",
+    "read_qrels",
+    "read_run",
+    "read_topics",
+    "recall",
+    "run_from_dict",
+    "run_to_dict",
+    "summary",
+    "write_qrels",
+    "write_run",
+]
+
+_accessor.register()

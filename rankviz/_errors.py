@@ -1,0 +1,66 @@
+"""Exception and warning classes.
+
+Every error rankviz raises for bad input is a subclass of a built-in exception
+(``ValueError`` for data problems, ``TypeError`` for wrong argument types), so
+``except ValueError`` keeps working for callers who do not know about rankviz.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RankvizError",
+    "InputError",
+    "ColumnError",
+    "DuplicateError",
+    "TrecFormatError",
+    "UnknownMeasureError",
+    "RankvizWarning",
+    "IdTypeWarning",
+    "ClosedWorldWarning",
+    "DegenerateDataWarning",
+    "TiesWarning",
+]
+
+
+class RankvizError(Exception):
+    """Base class of every exception raised by rankviz."""
+
+
+class InputError(RankvizError, ValueError):
+    """The data handed in cannot be evaluated as it is (a bad value, shape or type)."""
+
+
+class ColumnError(InputError):
+    """A needed column is missing, or several columns could play the same role."""
+
+
+class DuplicateError(InputError):
+    """The same (query, document) pair appears more than once in a run or in qrels."""
+
+
+class TrecFormatError(InputError):
+    """A TREC run or qrels file has a line that cannot be read."""
+
+
+class UnknownMeasureError(InputError):
+    """A measure name that rankviz does not know."""
+
+
+class RankvizWarning(UserWarning):
+    """Base class of every warning emitted by rankviz."""
+
+
+class IdTypeWarning(RankvizWarning):
+    """Run and qrels ids had different dtypes and were compared as strings."""
+
+
+class ClosedWorldWarning(RankvizWarning):
+    """A recall-like measure was computed without qrels: its denominator comes from the rows given."""
+
+
+class DegenerateDataWarning(RankvizWarning):
+    """A statistic was computed on data where it is undefined or unreliable."""
+
+
+class TiesWarning(RankvizWarning):
+    """Score ties can move a reported measure."""

@@ -1,0 +1,534 @@
+"""Input layer: find the columns, recognise the input shape, check values.
+
+Three input shapes become the same flat arrays (:class:`RunArrays`, :class:`QrelsArrays`):
+
+1. a long run: one row per retrieved item (query id, doc id, score and/or rank,
+   optional relevance, optional system);
+2. per-query lists: one row per query with a list of retrieved ids and the
+   relevant ids (list, set, or ``{id: grade}`` dict);
+3. per-query relevance vectors: one row per query with booleans or grades in rank
+   order (optionally the number of relevant items per query).
+
+Nothing here modifies the caller's frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError
+
+__all__ = ["resolve_long_run", "resolve_qrels", "run_arrays", "RunArrays", "QrelsArrays", "COLUMN_KEYWORDS"]
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "query": ("query_id", "qid", "query"),
+    "doc": ("doc_id", "docid", "docno"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "relevance": ("relevance", "rel", "label", "grade"),
+    "system": ("system", "run", "tag"),
+    "retrieved": ("retrieved", "retrieved_ids", "results"),
+    "relevant": ("relevant", "relevant_ids", "gold"),
+    "n_relevant": ("n_relevant", "num_rel", "n_rel"),
+}
+
+#: keyword arguments that name columns, accepted by every evaluation call
+COLUMN_KEYWORDS = tuple(ALIASES) + ("order", "score_dtype")
+
+
+def _columns_text(frame: pd.DataFrame) -> str:
+    names = [str(c) for c in frame.columns]
+    shown = ", ".join(repr(n) for n in names[:12])
+    return shown + (", ..." if len(names) > 12 else "") if names else "none"
+
+
+def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Expose named index levels that match a known alias as columns (no data copy under copy-on-write)."""
+    known = {a for names in ALIASES.values() for a in names}
+    levels = [n for n in frame.index.names if n is not None and n in known and n not in frame.columns]
+    return frame.reset_index(level=levels) if levels else frame
+
+
+def _find(frame: pd.DataFrame, role: str, given, *, required: bool, what: str) -> str | None:
+    columns = list(frame.columns)
+    if given is not None:
+        if given not in columns:
+            raise ColumnError(
+                f"The column {given!r} given as {role}= is not in the {what}; its columns are {_columns_text(frame)}."
+            )
+        return given
+    found = [name for name in ALIASES[role] if name in columns]
+    if len(found) > 1:
+        raise ColumnError(
+            f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
+            f"Say which one with {role}={found[0]!r}."
+        )
+    if found:
+        return found[0]
+    if required:
+        names = ", ".join(repr(a) for a in ALIASES[role])
+        raise ColumnError(
+            f"The {what} has no {role} column: looked for {names}; its columns are {_columns_text(frame)}. "
+            f"Name it with {role}='your_column'."
+        )
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class LongColumns:
+    """Which columns of a long run play which role."""
+
+    frame: pd.DataFrame
+    query: str
+    doc: str | None
+    score: str | None
+    rank: str | None
+    relevance: str | None
+    system: str | None
+
+
+def _check_frame(frame, what: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"The {what} must be a pandas DataFrame. Got {type(frame).__name__} instead.")
+    if len(frame) == 0:
+        raise InputError(f"The {what} is empty (0 rows): there is nothing to evaluate.")
+    return _with_index_columns(frame)
+
+
+def resolve_long_run(
+    frame: pd.DataFrame,
+    *,
+    query=None,
+    doc=None,
+    score=None,
+    rank=None,
+    relevance=None,
+    system=None,
+    need_doc: bool = True,
+    **_ignored,
+) -> LongColumns:
+    """Resolve the columns of a long run frame (shape 1)."""
+    frame = _check_frame(frame, "run")
+    q = _find(frame, "query", query, required=True, what="run")
+    d = _find(frame, "doc", doc, required=need_doc, what="run")
+    s = _find(frame, "score", score, required=False, what="run")
+    r = _find(frame, "rank", rank, required=False, what="run")
+    if s is None and r is None:
+        raise ColumnError(
+            f"The run has neither a score nor a rank column; its columns are {_columns_text(frame)}. "
+            "Name one with score='col' (higher is better) or rank='col' (1 is best)."
+        )
+    rel = _find(frame, "relevance", relevance, required=False, what="run")
+    sysc = _find(frame, "system", system, required=False, what="run")
+    return LongColumns(frame, q, d, s, r, rel, sysc)
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def _arrow(series: pd.Series) -> pa.Array | pa.ChunkedArray:
+    try:
+        return pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return pa.array(series.astype("str"), from_pandas=True)
+
+
+def id_array(series: pd.Series, *, role: str, what: str) -> pa.Array | pa.ChunkedArray:
+    """Ids as an Arrow string array. Integers become their decimal text; floats and missing ids are refused."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        series = series.astype(dtype.categories.dtype).astype("str") if len(series) else series.astype("str")
+        dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        raise InputError(f"The {role} ids in the {what} column {series.name!r} are booleans; ids must be strings or integers.")
+    if pd.api.types.is_float_dtype(dtype):
+        raise InputError(
+            f"The {role} ids in the {what} column {series.name!r} are floats ({dtype}); ids must be strings or "
+            f"integers. Convert them first, e.g. .astype('int64') or .astype(str)."
+        )
+    if series.isna().any():
+        where = series.index[series.isna().to_numpy()][0]
+        raise InputError(f"The {what} column {series.name!r} has a missing {role} id (row {where!r}).")
+    arr = _arrow(series)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        if pa.types.is_integer(arr.type):
+            arr = pc.cast(arr, pa.string())
+        else:
+            arr = _arrow(series.map(str).astype("str"))
+    return arr
+
+
+def id_kind(series: pd.Series) -> str:
+    """'int' or 'str': how ids of a column compare before rankviz turns them into strings."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    return "int" if pd.api.types.is_integer_dtype(dtype) else "str"
+
+
+def encode(arr) -> tuple[np.ndarray, np.ndarray]:
+    """Factorize an Arrow string array: (int64 codes, unique values as a numpy object array)."""
+    encoded = pc.dictionary_encode(arr)
+    if isinstance(encoded, pa.ChunkedArray):
+        if encoded.num_chunks == 0:
+            return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+        dictionary = encoded.chunk(0).dictionary
+        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    else:
+        dictionary = encoded.dictionary
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return codes.astype(np.int64, copy=False), np.asarray(dictionary.to_pylist(), dtype=object)
+
+
+# ------------------------------------------------------------------ values
+
+
+def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndarray:
+    """Relevance grades as float64 (NaN = unjudged where allowed); integers only."""
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not pd.api.types.is_numeric_dtype(series.dtype):
+        sample = series.dropna()
+        shown = repr(sample.iloc[0]) if len(sample) else "only missing values"
+        raise InputError(
+            f"The relevance column {series.name!r} of the {what} must hold integer grades; it has dtype "
+            f"{series.dtype} (e.g. {shown}). Convert it with pd.to_numeric(...)."
+        )
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = np.isnan(values)
+    if missing.any() and not allow_missing:
+        where = series.index[missing][0]
+        raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {where!r}).")
+    bad = ~missing & ((values != np.round(values)) | ~np.isfinite(values))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"The relevance column {series.name!r} of the {what} must hold integer grades; found {values[i]!r} "
+            f"(row {series.index[i]!r}). trec_eval would truncate {values[i]!r} to {int(values[i]) if np.isfinite(values[i]) else 'an error'}; "
+            "rankviz refuses to guess: round or map the grades explicitly."
+        )
+    return values
+
+
+def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str, caller: str) -> np.ndarray:
+    """The ordering key, higher = better: the score, or minus the rank."""
+    use = order
+    if use is None:
+        use = "score" if cols.score is not None else "rank"
+    if use not in ("score", "rank"):
+        raise InputError(f"The 'order' parameter of {caller} must be one of 'score', 'rank' or None. Got {order!r} instead.")
+    name = cols.score if use == "score" else cols.rank
+    if name is None:
+        raise ColumnError(f"order={use!r} needs a {use} column, and the run has none; its columns are {_columns_text(frame)}.")
+    series = frame[name]
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        raise InputError(
+            f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}. Convert it with pd.to_numeric(...)."
+        )
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
+            f"{series.index[i]!r} ({values[i]!r}). Drop or fill them before evaluating."
+        )
+    if use == "score":
+        if score_dtype == "float32":
+            values = values.astype(np.float32).astype(np.float64)
+        elif score_dtype != "float64":
+            raise InputError(
+                f"The 'score_dtype' parameter of {caller} must be one of 'float64', 'float32'. Got {score_dtype!r} instead."
+            )
+        return values
+    return -values
+
+
+# ------------------------------------------------------------------ arrays
+
+
+@dataclasses.dataclass(frozen=True)
+class RunArrays:
+    """A run as flat arrays. ``grade`` is set only when the run carries its own judgements."""
+
+    systems: tuple[str, ...] | None
+    sys_codes: np.ndarray | None
+    q_codes: np.ndarray
+    q_values: np.ndarray  # unique query ids (object array of str)
+    docs: pa.Array | pa.ChunkedArray
+    key: np.ndarray
+    grade: np.ndarray | None
+    kind: str  # 'int' or 'str' ids before conversion
+    row_index: pd.Index | None = None
+    n_relevant: dict | None = None  # query id -> number of relevant items (shape 3 only)
+    query_order: np.ndarray | None = None  # closed world: every query to evaluate, in order
+
+
+@dataclasses.dataclass(frozen=True)
+class QrelsArrays:
+    """Judgements as flat arrays (one row per judged (query, doc) pair)."""
+
+    query_ids: np.ndarray  # object array of str, per judgement
+    doc_ids: np.ndarray
+    grades: np.ndarray  # int64
+    kind: str = "str"
+    query_order: np.ndarray | None = None  # every judged query, in order (defaults to first appearance)
+
+    def queries(self) -> np.ndarray:
+        if self.query_order is not None:
+            return self.query_order
+        return np.asarray(pd.unique(self.query_ids), dtype=object)
+
+
+def resolve_qrels(qrels, *, query=None, doc=None, relevance=None, **_ignored) -> QrelsArrays:
+    """Qrels from a DataFrame, a TREC qrels path or a ``{query: {doc: grade}}`` dict."""
+    if isinstance(qrels, (str, Path)):
+        from .io import read_qrels
+
+        qrels = read_qrels(qrels)
+    elif isinstance(qrels, Mapping):
+        from .io import qrels_from_dict
+
+        qrels = qrels_from_dict(qrels)
+    frame = _check_frame(qrels, "qrels")
+    q = _find(frame, "query", query if query in frame.columns else None, required=True, what="qrels")
+    d = _find(frame, "doc", doc if doc in frame.columns else None, required=True, what="qrels")
+    r = _find(frame, "relevance", relevance if relevance in frame.columns else None, required=True, what="qrels")
+    grades = grade_array(frame[r], what="qrels", allow_missing=False)
+    qids = np.asarray(id_array(frame[q], role="query", what="qrels").to_pylist(), dtype=object)
+    dids = np.asarray(id_array(frame[d], role="doc", what="qrels").to_pylist(), dtype=object)
+    pairs = pd.DataFrame({"q": qids, "d": dids})
+    dup = pairs.duplicated(keep=False).to_numpy()
+    if dup.any():
+        examples = pairs[dup].drop_duplicates().head(3)
+        shown = ", ".join(f"({a!r}, {b!r})" for a, b in zip(examples["q"], examples["d"]))
+        raise DuplicateError(
+            f"The qrels judge the same (query, doc) pair more than once: {shown} "
+            f"({int(pairs.duplicated().sum())} extra rows). trec_eval refuses such qrels too; "
+            "keep one judgement per pair, e.g. qrels.drop_duplicates(['query_id', 'doc_id'])."
+        )
+    return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]))
+
+
+def _is_listlike(value) -> bool:
+    return isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Series))
+
+
+def _first_valid(series: pd.Series):
+    for value in series:
+        if value is not None and not (isinstance(value, float) and np.isnan(value)):
+            return value
+    return None
+
+
+def run_arrays(data, qrels=None, *, caller: str, **columns):
+    """Turn any of the three input shapes into (RunArrays, QrelsArrays or None).
+
+    Returns ``qrels=None`` for closed-world input (judgements only from the rows given).
+    """
+    if isinstance(data, Mapping) and not isinstance(data, pd.DataFrame):
+        data = pd.DataFrame({"query": [str(k) for k in data], "relevance": list(data.values())})
+    frame = _check_frame(data, "run")
+    retrieved = _find(frame, "retrieved", columns.get("retrieved"), required=False, what="run")
+    if retrieved is not None:
+        return _lists_shape(frame, qrels, retrieved, caller=caller, **columns)
+    rel_name = _find(frame, "relevance", columns.get("relevance"), required=False, what="run")
+    if rel_name is not None and _is_listlike(_first_valid(frame[rel_name])):
+        return _vectors_shape(frame, qrels, rel_name, caller=caller, **columns)
+    return _long_shape(frame, qrels, caller=caller, **columns)
+
+
+def _long_shape(frame, qrels, *, caller, order=None, score_dtype="float64", **columns):
+    cols = resolve_long_run(frame, **columns)
+    key = key_array(cols.frame, cols, order=order, score_dtype=score_dtype, caller=caller)
+    q_codes, q_values = encode(id_array(cols.frame[cols.query], role="query", what="run"))
+    docs = id_array(cols.frame[cols.doc], role="doc", what="run")
+    systems = sys_codes = None
+    if cols.system is not None:
+        sys_codes, values = encode(id_array(cols.frame[cols.system], role="system", what="run"))
+        systems = tuple(str(v) for v in values)
+    grade = None
+    judged = None
+    if qrels is not None:
+        judged = resolve_qrels(qrels, **columns)
+    elif cols.relevance is not None:
+        grade = grade_array(cols.frame[cols.relevance], what="run", allow_missing=True)
+    else:
+        raise InputError(
+            f"{caller} needs judgements: pass qrels=... (a DataFrame, a TREC qrels path or a dict), "
+            f"or give the run a relevance column ('relevance', 'rel', 'label' or 'grade'); its columns are "
+            f"{_columns_text(cols.frame)}."
+        )
+    kind = id_kind(cols.frame[cols.query])
+    if judged is not None and judged.kind != kind:
+        warnings.warn(
+            f"The run's query ids are {kind}s and the qrels' are {judged.kind}s; rankviz compares ids as strings "
+            "(so 1 and '1' match, but '01' and 1 do not).",
+            IdTypeWarning,
+            stacklevel=4,
+        )
+    run = RunArrays(systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index)
+    return run, judged
+
+
+def _system_column(frame, columns):
+    name = _find(frame, "system", columns.get("system"), required=False, what="run")
+    return name
+
+
+def _query_labels(frame: pd.DataFrame, columns) -> pd.Series:
+    name = _find(frame, "query", columns.get("query"), required=False, what="run")
+    if name is not None:
+        return frame[name]
+    if isinstance(frame.index, pd.RangeIndex):
+        # No query column and a default index: number the queries by their row.
+        return pd.Series(frame.index.astype(str), index=frame.index, name="query")
+    return pd.Series(frame.index, index=frame.index, name=frame.index.name or "query")
+
+
+def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
+    if qrels is not None:
+        raise InputError(
+            f"{caller}: the run holds per-query lists of retrieved ids, so the relevant ids belong in a column of "
+            "the same frame (relevant=...); do not also pass qrels=."
+        )
+    relevant = _find(frame, "relevant", columns.get("relevant"), required=True, what="run")
+    qlabels = _query_labels(frame, columns)
+    sys_name = _system_column(frame, columns)
+    qids = np.asarray(id_array(qlabels, role="query", what="run").to_pylist(), dtype=object)
+    systems = frame[sys_name].astype("str").to_numpy(dtype=object) if sys_name else None
+    keys = pd.DataFrame({"s": systems if systems is not None else "", "q": qids})
+    if keys.duplicated().any():
+        bad = keys[keys.duplicated()].iloc[0]
+        raise DuplicateError(f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is expected.")
+
+    lists = frame[retrieved]
+    lengths = np.zeros(len(frame), dtype=np.int64)
+    for i, value in enumerate(lists):
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        if not _is_listlike(value):
+            raise InputError(
+                f"The {retrieved!r} column must hold lists of retrieved ids; row {frame.index[i]!r} holds "
+                f"{type(value).__name__} {value!r}."
+            )
+        if isinstance(value, (set, frozenset)):
+            raise InputError(f"The {retrieved!r} column of row {frame.index[i]!r} is a set, which has no order; use a list in rank order.")
+        lengths[i] = len(value)
+    exploded = lists.explode().dropna() if lengths.sum() else pd.Series([], dtype=object)
+    row_of = np.repeat(np.arange(len(frame)), lengths)
+    docs = id_array(pd.Series(exploded.to_numpy(dtype=object), name=retrieved).astype("str"), role="doc", what="run") if len(exploded) else pa.array([], pa.string())
+    positions = np.arange(len(row_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+
+    # Judgements from the relevant column: one set per query, the same across systems.
+    j_q, j_d, j_g = [], [], []
+    seen: dict[str, dict] = {}
+    for i, value in enumerate(frame[relevant]):
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            grades = {}
+        elif isinstance(value, Mapping):
+            grades = {str(k): v for k, v in value.items()}
+        elif _is_listlike(value):
+            grades = {str(k): 1 for k in value}
+        else:
+            raise InputError(
+                f"The {relevant!r} column must hold lists/sets of relevant ids or {{id: grade}} dicts; row "
+                f"{frame.index[i]!r} holds {type(value).__name__} {value!r}."
+            )
+        q = qids[i]
+        if q in seen:
+            if seen[q] != grades:
+                raise InputError(f"The relevant ids of query {q!r} differ between its rows; a query has one set of judgements.")
+            continue
+        seen[q] = grades
+        for d, g in grades.items():
+            if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)) or g != int(g):
+                raise InputError(f"The grade of doc {d!r} for query {q!r} must be an integer. Got {g!r}.")
+            j_q.append(q)
+            j_d.append(d)
+            j_g.append(int(g))
+    judged = QrelsArrays(
+        np.asarray(j_q, dtype=object),
+        np.asarray(j_d, dtype=object),
+        np.asarray(j_g, dtype=np.int64),
+        query_order=np.asarray(pd.unique(qids), dtype=object),
+    )
+
+    q_codes, q_values = encode(pa.array(qids[row_of].tolist(), pa.string()) if len(row_of) else pa.array([], pa.string()))
+    sys_codes = sys_tuple = None
+    if systems is not None:
+        sys_codes, values = encode(pa.array(systems[row_of].tolist(), pa.string()))
+        sys_tuple = tuple(values.tolist())
+    key = -(positions + 1).astype(np.float64)
+    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, None, "str", None)
+    # Queries that retrieved nothing still carry judgements; the evaluation scores them 0.
+    return run, judged
+
+
+def _vectors_shape(frame, qrels, rel_name, *, caller, **columns):
+    if qrels is not None:
+        raise InputError(
+            f"{caller}: the run holds per-query relevance vectors, which already are the judgements; do not also "
+            "pass qrels=. (For recall-like measures give the number of relevant items with n_relevant=.)"
+        )
+    qlabels = _query_labels(frame, columns)
+    sys_name = _system_column(frame, columns)
+    qids = np.asarray(id_array(qlabels, role="query", what="run").to_pylist(), dtype=object)
+    systems = frame[sys_name].astype("str").to_numpy(dtype=object) if sys_name else None
+    lengths = np.zeros(len(frame), dtype=np.int64)
+    flat = []
+    for i, value in enumerate(frame[rel_name]):
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        if not _is_listlike(value) or isinstance(value, (set, frozenset)):
+            raise InputError(
+                f"The {rel_name!r} column must hold a list of booleans or grades in rank order; row "
+                f"{frame.index[i]!r} holds {type(value).__name__} {value!r}."
+            )
+        lengths[i] = len(value)
+        flat.extend(value)
+    grade = (
+        grade_array(pd.Series(pd.array(flat), name=rel_name), what="run", allow_missing=True)
+        if flat
+        else np.zeros(0, dtype=np.float64)
+    )
+    row_of = np.repeat(np.arange(len(frame)), lengths)
+    positions = np.arange(len(row_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    docs = pa.array([str(p + 1) for p in positions.tolist()], pa.string())
+    q_codes, q_values = encode(pa.array(qids[row_of].tolist(), pa.string()) if len(row_of) else pa.array([], pa.string()))
+    sys_codes = sys_tuple = None
+    if systems is not None:
+        sys_codes, svalues = encode(pa.array(systems[row_of].tolist(), pa.string()))
+        sys_tuple = tuple(svalues.tolist())
+    n_rel_name = _find(frame, "n_relevant", columns.get("n_relevant"), required=False, what="run")
+    n_relevant = None
+    if n_rel_name is not None:
+        if len(grade) and not np.isin(grade[~np.isnan(grade)], (0.0, 1.0)).all():
+            raise InputError(
+                "n_relevant describes binary judgements (True/False or 0/1); these vectors hold graded labels. "
+                "For graded judgements pass a long run with qrels instead."
+            )
+        counts = pd.to_numeric(frame[n_rel_name], errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(counts).any() or (counts < 0).any() or (counts != np.round(counts)).any():
+            raise InputError(f"The {n_rel_name!r} column must hold non-negative integers.")
+        found = np.bincount(row_of, weights=(grade >= 1).astype(np.float64), minlength=len(frame))
+        short = np.flatnonzero(counts < found)
+        if len(short):
+            i = int(short[0])
+            raise InputError(
+                f"Query {qids[i]!r} has n_relevant={int(counts[i])} but {int(found[i])} relevant items in its vector."
+            )
+        n_relevant = dict(zip(qids.tolist(), counts.astype(np.int64).tolist()))
+    key = -(positions + 1).astype(np.float64)
+    # Queries with an empty vector still count (they retrieved nothing): list every query explicitly.
+    order = np.asarray(pd.unique(qids), dtype=object)
+    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, grade, "str", None, n_relevant, order)
+    return run, None

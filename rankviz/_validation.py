@@ -1,0 +1,71 @@
+"""Argument checks with one message format.
+
+Every parameter error reads like scikit-learn's: "The 'k' parameter of mrr must be
+an int in the range [1, inf) or None. Got 0 instead." Data errors live next to the
+code that reads the data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Iterable
+
+from ._errors import InputError
+
+__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "check_kwargs"]
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool = False) -> int | None:
+    """Return ``value`` as a Python int, or raise naming the parameter and the caller."""
+    if value is None and allow_none:
+        return None
+    if not _is_int(value) or (low is not None and value < low):
+        rng = f" in the range [{low}, inf)" if low is not None else ""
+        none = " or None" if allow_none else ""
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
+    """A rank cutoff: an int >= 1, or None for the whole list."""
+    return check_int(k, name, caller, low=1, allow_none=allow_none)
+
+
+def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
+    """``value`` must be one of ``choices``; suggest the closest one when it is a near miss."""
+    choices = tuple(choices)
+    if value in choices:
+        return value
+    shown = ", ".join(repr(c) for c in choices)
+    hint = ""
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
+        if close:
+            hint = f" Did you mean {close[0]!r}?"
+    raise InputError(f"The {name!r} parameter of {caller} must be one of {shown}. Got {value!r} instead.{hint}")
+
+
+def check_probability(value, name: str, caller: str) -> float:
+    """A number strictly between 0 and 1 (confidence levels, alphas)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a float in the open interval (0, 1). Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_kwargs(kwargs: dict, allowed: Iterable[str], caller: str) -> None:
+    """Reject unknown keyword arguments with the closest known one as a hint."""
+    allowed = tuple(allowed)
+    for key in kwargs:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}.{hint}")

@@ -1,0 +1,131 @@
+"""The ``df.rank`` namespace, which is also pandas' own ``DataFrame.rank``.
+
+``import rankviz`` makes ``df.rank`` an object that
+
+* calls through to pandas: ``df.rank(method="min")`` is exactly ``DataFrame.rank``;
+* carries rankviz's evaluation methods: ``df.rank.mrr(k=10, qrels=qrels)``.
+
+A plain ``register_dataframe_accessor("rank")`` is not enough: it warns about
+overriding an existing attribute and replaces the class attribute, so
+``pd.DataFrame.rank(df)`` and ``df.pipe(pd.DataFrame.rank)`` would break. Instead a
+small descriptor returns pandas' function on class access and a callable accessor
+on instance access. The same accessor is registered through pandas' public API as
+``df.rankviz``. Accessors hold nothing but the frame (pandas 3 rebuilds them on
+every access); every method delegates to a module function.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import pandas as pd
+
+from . import evaluate as _ev
+
+__all__ = ["RankAccessor", "register"]
+
+
+class RankAccessor:
+    """rankviz's evaluation methods on a DataFrame, callable as pandas' ``DataFrame.rank``.
+
+    ``df.rank(...)`` computes pandas' numerical data ranks (see
+    :meth:`pandas.DataFrame.rank`); ``df.rank.<method>(...)`` evaluates the frame as
+    a ranked run. The same namespace is available as ``df.rankviz``.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
+    >>> run.rank.mrr(k=10, qrels=qrels)
+    0.5
+    >>> run.rank(method="min")["score"].tolist()
+    [2.0, 1.0]
+    """
+
+    def __init__(self, frame: pd.DataFrame):
+        if not isinstance(frame, pd.DataFrame):
+            raise AttributeError("The rankviz accessor works on DataFrames only.")
+        self._frame = frame
+
+    # pandas' DataFrame.rank -------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        return _PANDAS_RANK(self._frame, *args, **kwargs)
+
+    @property
+    def __signature__(self):
+        parameters = list(inspect.signature(_PANDAS_RANK).parameters.values())[1:]
+        return inspect.Signature(parameters)
+
+    # evaluation ---------------------------------------------------------------
+    def mrr(self, k=None, qrels=None, **options):
+        """Mean reciprocal rank at ``k``; see :func:`rankviz.evaluate.mrr`."""
+        return _ev.mrr(self._frame, k, qrels, **options)
+
+    def ndcg(self, k=None, qrels=None, **options):
+        """Mean nDCG at ``k``; see :func:`rankviz.evaluate.ndcg`."""
+        return _ev.ndcg(self._frame, k, qrels, **options)
+
+    def map(self, k=None, qrels=None, **options):
+        """Mean average precision; see :func:`rankviz.evaluate.mean_average_precision`."""
+        return _ev.mean_average_precision(self._frame, k, qrels, **options)
+
+    def recall(self, k, qrels=None, **options):
+        """Mean recall at ``k``; see :func:`rankviz.evaluate.recall`."""
+        return _ev.recall(self._frame, k, qrels, **options)
+
+    def precision(self, k, qrels=None, **options):
+        """Mean precision at ``k``; see :func:`rankviz.evaluate.precision`."""
+        return _ev.precision(self._frame, k, qrels, **options)
+
+    def hit_rate(self, k, qrels=None, **options):
+        """Share of queries with a relevant item in the top ``k``; see :func:`rankviz.evaluate.hit_rate`."""
+        return _ev.hit_rate(self._frame, k, qrels, **options)
+
+    def r_precision(self, qrels=None, **options):
+        """Mean R-precision; see :func:`rankviz.evaluate.r_precision`."""
+        return _ev.r_precision(self._frame, qrels, **options)
+
+    def evaluate(self, measures, qrels=None, **options):
+        """Several measures, per query or per system; see :func:`rankviz.evaluate`."""
+        return _ev.evaluate(self._frame, measures, qrels, **options)
+
+    def first_relevant_rank(self, qrels=None, **options):
+        """Rank of the first relevant item per query; see :func:`rankviz.evaluate.first_relevant_rank`."""
+        return _ev.first_relevant_rank(self._frame, qrels, **options)
+
+    def summary(self, k=10, qrels=None, **options):
+        """The analyst's summary table; see :func:`rankviz.evaluate.summary`."""
+        return _ev.summary(self._frame, k, qrels, **options)
+
+
+class _RankDescriptor:
+    """``DataFrame.rank``: pandas' function on the class, a :class:`RankAccessor` on instances."""
+
+    _rankviz = True
+
+    def __init__(self, pandas_rank):
+        self.pandas_rank = pandas_rank
+        functools.update_wrapper(self, pandas_rank)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self.pandas_rank
+        return RankAccessor(obj)
+
+
+_PANDAS_RANK = None
+
+
+def register() -> None:
+    """Install ``df.rank`` (keeping pandas' ``DataFrame.rank``) and ``df.rankviz``. Idempotent."""
+    global _PANDAS_RANK
+    current = pd.DataFrame.__dict__.get("rank")
+    if current is not None and getattr(current, "_rankviz", False):
+        _PANDAS_RANK = current.pandas_rank  # already installed (e.g. by a reload)
+    else:
+        _PANDAS_RANK = pd.DataFrame.rank
+        pd.DataFrame.rank = _RankDescriptor(_PANDAS_RANK)
+    if "rankviz" not in pd.DataFrame.__dict__:
+        pd.api.extensions.register_dataframe_accessor("rankviz")(RankAccessor)

@@ -1,0 +1,347 @@
+"""Per-query and aggregate evaluation tables.
+
+These functions are the library's entry points; the ``df.rank`` accessor only
+delegates to them. They accept any of the three input shapes (see
+:mod:`rankviz._frame`) and never modify their inputs.
+
+Common parameters
+-----------------
+qrels : DataFrame, path or dict, optional
+    Judgements: a long frame (query id, doc id, relevance), a TREC qrels file or
+    ``{query_id: {doc_id: grade}}``. Without qrels the run's own relevance column
+    (or the per-query lists/vectors) are the judgements.
+rel : int, default 1
+    Minimum grade that counts as relevant (trec_eval ``-l``). nDCG ignores it.
+depth : int, optional
+    Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``).
+missing : {'zero', 'drop', 'error'}, default 'zero'
+    A query in the qrels that a system did not retrieve scores 0 and counts in the
+    mean (``'zero'``, trec_eval ``-c``), is left out (``'drop'``), or is an error.
+duplicates : {'error', 'first'}, default 'error'
+    A (query, doc) pair retrieved twice is an error, or only its best-ranked row is
+    kept.
+ties : {'trec_eval', 'expected', 'optimistic', 'pessimistic'}, default 'trec_eval'
+    How items with equal scores are ordered; see :mod:`rankviz.kernels`.
+query, doc, score, rank, relevance, system, retrieved, relevant, n_relevant : str, optional
+    Column names, when the defaults and aliases do not find them.
+order : {'score', 'rank'}, optional
+    Rank by score (the default when there is one, as trec_eval does) or by the rank column.
+score_dtype : {'float64', 'float32'}, default 'float64'
+    ``'float32'`` rounds scores to 32-bit floats first, which reproduces trec_eval 9
+    and pytrec_eval (they compare scores as floats).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import kernels
+from ._errors import ClosedWorldWarning, InputError
+from ._frame import COLUMN_KEYWORDS
+from ._judged import Judged, judge
+from ._validation import check_choice, check_cutoff, check_int, check_kwargs
+from .measures import Measure, parse_measures
+
+__all__ = [
+    "evaluate",
+    "mrr",
+    "ndcg",
+    "mean_average_precision",
+    "recall",
+    "precision",
+    "hit_rate",
+    "r_precision",
+    "first_relevant_rank",
+    "summary",
+    "judge_run",
+]
+
+_OPTIONS = ("depth", "missing", "duplicates", "ties") + COLUMN_KEYWORDS
+
+
+def judge_run(run, qrels=None, *, rel_min: int = 1, caller: str = "evaluate", **options) -> Judged:
+    """Validate the options and build the canonical arrays (shared by every entry point)."""
+    check_kwargs(options, _OPTIONS, caller)
+    options = dict(options)
+    check_choice(options.pop("ties", "trec_eval"), "ties", caller, kernels.TIES)
+    return judge(run, qrels, rel_min=rel_min, caller=caller, **options)
+
+
+def _index_frame(j: Judged) -> pd.DataFrame:
+    """The system/query columns of a per-cell table."""
+    columns = {}
+    if j.systems is not None:
+        columns["system"] = pd.array(np.repeat(np.asarray(j.systems, dtype=object), j.n_queries), dtype="str")
+    columns["query_id"] = pd.array(np.tile(j.queries, j.n_systems), dtype="str")
+    return pd.DataFrame(columns)
+
+
+def _apply_missing(j: Judged, missing: str, caller: str) -> np.ndarray:
+    """Mask of the cells that stay in the table under the missing-query policy."""
+    if missing == "zero":
+        return np.ones(j.n_cells, dtype=bool)
+    absent = ~j.present
+    if missing == "error" and absent.any():
+        cell = int(np.flatnonzero(absent)[0])
+        query = j.queries[cell % j.n_queries]
+        who = "the run" if j.systems is None else f"system {j.systems[cell // j.n_queries]!r}"
+        raise InputError(
+            f"{caller}: {int(absent.sum())} judged (system, query) pair(s) have no retrieved items, e.g. query "
+            f"{query!r} in {who}. Pass missing='zero' to score them 0 (trec_eval -c) or missing='drop' to leave them out."
+        )
+    return j.present.copy()
+
+
+def _closed_world_warning(j: Judged, measures: list[Measure], caller: str) -> None:
+    names = [m.name for m in measures if m.uses_judgement_denominator]
+    if j.closed_world and names:
+        warnings.warn(
+            f"{caller}: {', '.join(names)} computed without qrels: their denominators (the number of relevant "
+            "items, the ideal DCG) come from the rows given (closed world), so unretrieved relevant items are "
+            "invisible. Pass qrels= for trec_eval semantics.",
+            ClosedWorldWarning,
+            stacklevel=4,
+        )
+
+
+def _metadata(j: Judged, measures, options) -> dict:
+    systems = j.systems if j.systems is not None else (None,)
+    missing = {}
+    for s, name in enumerate(systems):
+        cells = slice(s * j.n_queries, (s + 1) * j.n_queries)
+        missing[name] = tuple(j.queries[~j.present[cells]].tolist())
+    return {
+        "measures": [m.name for m in measures],
+        "closed_world": j.closed_world,
+        "n_queries": j.n_queries,
+        "missing_from_run": missing,
+        "unjudged_in_run": dict(j.unjudged),
+        "depth": j.depth,
+        "ties": options.get("ties", "trec_eval"),
+        "missing": options.get("missing", "zero"),
+    }
+
+
+def evaluate(run, measures, qrels=None, *, per_query: bool = False, **options) -> pd.DataFrame:
+    """Evaluate a run on several measures at once.
+
+    Parameters
+    ----------
+    run : DataFrame or dict
+        Any of the three input shapes (long run, per-query lists, relevance vectors).
+    measures : str, Measure or list of them
+        ir_measures-style names: ``"RR@10"``, ``"nDCG@10"``, ``"AP"``, ``"R@100"``,
+        ``"P@5"``, ``"Success@10"``, ``"Rprec"``, ``"RR(rel=2)@10"``,
+        ``"nDCG(gain='exp')@10"``.
+    qrels : DataFrame, path or dict, optional
+    per_query : bool, default False
+        One row per system x query instead of one per system.
+    **options
+        ``depth``, ``missing``, ``duplicates``, ``ties`` and column names; see the module docstring.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system`` (when the run has several systems), ``query_id`` (when
+        ``per_query``) and one float column per measure, named by its canonical name.
+        ``DataFrame.attrs["rankviz"]`` records the queries missing from the run,
+        the run's queries without judgements, and whether the judgements were
+        closed-world.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [2.0, 1.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> rankviz.evaluate(run, ["RR@10", "P@1"], qrels)
+       RR@10  P@1
+    0   0.75  0.5
+    """
+    measures = parse_measures(measures)
+    for m in measures:
+        m.check_complete()
+    missing = options.get("missing", "zero")
+    j = judge_run(run, qrels, rel_min=min(m.rel for m in measures), **options)
+    ties = options.get("ties", "trec_eval")
+    keep = _apply_missing(j, missing, "evaluate")
+    _closed_world_warning(j, measures, "evaluate")
+    values = {m.name: kernels.compute(j, m, ties) for m in measures}
+    table = _index_frame(j)
+    for name, column in values.items():
+        table[name] = column
+    table = table[keep].reset_index(drop=True)
+    meta = _metadata(j, measures, options)
+    if per_query:
+        table.attrs["rankviz"] = meta
+        return table
+    names = [m.name for m in measures]
+    if j.systems is None:
+        result = pd.DataFrame([table[names].mean().to_numpy()], columns=names)
+    else:
+        result = table.groupby("system", sort=False)[names].mean().reindex(list(j.systems)).reset_index()
+    result.attrs["rankviz"] = meta
+    return result
+
+
+def _single(run, measure: Measure, qrels, caller: str, options: dict):
+    """One measure's mean: a float, or a Series indexed by system."""
+    measure.check_complete()
+    j = judge_run(run, qrels, rel_min=measure.rel, caller=caller, **options)
+    keep = _apply_missing(j, options.get("missing", "zero"), caller)
+    _closed_world_warning(j, [measure], caller)
+    values = kernels.compute(j, measure, options.get("ties", "trec_eval"))
+    if j.systems is None:
+        return float(values[keep].mean()) if keep.any() else float("nan")
+    per_system = values.reshape(j.n_systems, j.n_queries)
+    mask = keep.reshape(j.n_systems, j.n_queries)
+    with np.errstate(invalid="ignore"):
+        means = (per_system * mask).sum(axis=1) / mask.sum(axis=1)
+    return pd.Series(means, index=pd.Index(list(j.systems), name="system", dtype="str"), name=measure.name)
+
+
+def _measure(family: str, k, rel, caller: str, *, needs_k: bool, **params) -> Measure:
+    k = check_cutoff(k, caller, allow_none=not needs_k)
+    rel = check_int(rel, "rel", caller)
+    return Measure(family, cutoff=k, rel=rel, **params)
+
+
+def mrr(run, k: int | None = None, qrels=None, *, rel: int = 1, **options):
+    """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
+
+    Returns a float, or a Series indexed by system (named e.g. ``"RR@10"``) when the
+    run has a system column.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"query": ["a", "b", "c", "d"],
+    ...                       "relevance": [[True], [False, False, True], [False, True], [False]]})
+    >>> round(rankviz.mrr(table), 4)
+    0.4583
+    """
+    return _single(run, _measure("RR", k, rel, "mrr", needs_k=False), qrels, "mrr", options)
+
+
+def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", **options):
+    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``).
+
+    ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
+    The ideal DCG comes from all judged grades of the query in the qrels.
+    """
+    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
+    gain = "exp" if gain == "exponential" else gain
+    k = check_cutoff(k, "ndcg")
+    return _single(run, Measure("nDCG", cutoff=k, gain=gain), qrels, "ndcg", options)
+
+
+def mean_average_precision(run, k: int | None = None, qrels=None, *, rel: int = 1, **options):
+    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``). The denominator is R from the qrels."""
+    return _single(run, _measure("AP", k, rel, "map", needs_k=False), qrels, "map", options)
+
+
+def recall(run, k: int, qrels=None, *, rel: int = 1, **options):
+    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items in the qrels."""
+    return _single(run, _measure("R", k, rel, "recall", needs_k=True), qrels, "recall", options)
+
+
+def precision(run, k: int, qrels=None, *, rel: int = 1, **options):
+    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``."""
+    return _single(run, _measure("P", k, rel, "precision", needs_k=True), qrels, "precision", options)
+
+
+def hit_rate(run, k: int, qrels=None, *, rel: int = 1, **options):
+    """Share of queries with a relevant item in the top ``k`` (``Success@k``)."""
+    return _single(run, _measure("Success", k, rel, "hit_rate", needs_k=True), qrels, "hit_rate", options)
+
+
+def r_precision(run, qrels=None, *, rel: int = 1, **options):
+    """Mean R-precision (``Rprec``): relevant items in the top R divided by R."""
+    return _single(run, _measure("Rprec", None, rel, "r_precision", needs_k=False), qrels, "r_precision", options)
+
+
+def first_relevant_rank(run, qrels=None, *, rel: int = 1, **options) -> pd.Series:
+    """Rank of the first relevant item per query (trec_eval order), missing where none was retrieved.
+
+    Returns
+    -------
+    Series
+        Nullable ``Int64`` values indexed by ``query_id`` (by ``system`` and
+        ``query_id`` when the run has several systems), named ``first_relevant_rank``.
+        Queries in the qrels that the run did not retrieve are included (as missing)
+        unless ``missing='drop'``.
+    """
+    rel = check_int(rel, "rel", "first_relevant_rank")
+    j = judge_run(run, qrels, rel_min=rel, caller="first_relevant_rank", **options)
+    keep = _apply_missing(j, options.get("missing", "zero"), "first_relevant_rank")
+    ranks = kernels.first_relevant_rank(j, rel)
+    index = _index_frame(j)[keep]
+    values = pd.array(np.where(np.isnan(ranks), 0, ranks).astype(np.int64), dtype="Int64")
+    values[np.isnan(ranks)] = pd.NA
+    series = pd.Series(values[keep], name="first_relevant_rank")
+    series.index = pd.MultiIndex.from_frame(index) if j.systems is not None else pd.Index(index["query_id"], name="query_id")
+    return series
+
+
+def summary(run, k: int = 10, qrels=None, *, rel: int = 1, **options) -> pd.DataFrame:
+    """The table a careful analyst reports for a run, one row per system.
+
+    Columns: ``MRR@k``; the share of queries with ``RR@k = 0``; MRR over the
+    queries with ``RR@k > 0`` (so that ``MRR = (1 - zero share) x MRR non-zero``);
+    ``Success@k``; ``R@k``; ``nDCG@k``; the mean and median rank of the first
+    relevant item (over the queries where one was retrieved, at any depth); and
+    the numbers of queries evaluated, judged but missing from the run, and in the
+    run without judgements. ``judgements`` says whether they came from qrels or
+    from the rows themselves (closed world).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> seed = pd.DataFrame({"query": ["reset password", "opening hours", "ship to Canada", "refund", "contact"],
+    ...     "relevance": [[False, True, False, True], [True, True, False, False], [False, False, False, True],
+    ...                   [False, False, False, False], [True, False, False, False]]})
+    >>> s = rankviz.summary(seed, k=10)
+    >>> s[["MRR@10", "share RR@10 = 0", "MRR@10 over RR > 0"]].round(4)
+         MRR@10  share RR@10 = 0  MRR@10 over RR > 0
+    run    0.55              0.2              0.6875
+    """
+    k = check_cutoff(k, "summary", allow_none=False)
+    rel = check_int(rel, "rel", "summary")
+    measures = [Measure("RR", k, rel), Measure("Success", k, rel), Measure("R", k, rel), Measure("nDCG", k)]
+    j = judge_run(run, qrels, rel_min=rel, caller="summary", **options)
+    missing = options.get("missing", "zero")
+    keep = _apply_missing(j, missing, "summary")
+    ties = options.get("ties", "trec_eval")
+    values = {m.name: kernels.compute(j, m, ties) for m in measures}
+    first = kernels.first_relevant_rank(j, rel)
+    rows = []
+    names = j.systems if j.systems is not None else ("run",)
+    for s, name in enumerate(names):
+        cells = np.arange(s * j.n_queries, (s + 1) * j.n_queries)
+        cells = cells[keep[cells]]
+        rr = values[f"RR@{k}"][cells]
+        nonzero = rr[rr > 0]
+        found = first[cells][~np.isnan(first[cells])]
+        system_key = None if j.systems is None else name
+        rows.append(
+            {
+                f"MRR@{k}": rr.mean() if len(rr) else np.nan,
+                f"share RR@{k} = 0": float(np.mean(rr == 0)) if len(rr) else np.nan,
+                f"MRR@{k} over RR > 0": nonzero.mean() if len(nonzero) else np.nan,
+                f"Success@{k}": values[f"Success@{k}"][cells].mean() if len(cells) else np.nan,
+                f"R@{k}": values[f"R@{k}"][cells].mean() if len(cells) else np.nan,
+                f"nDCG@{k}": values[f"nDCG@{k}"][cells].mean() if len(cells) else np.nan,
+                "mean first relevant rank": found.mean() if len(found) else np.nan,
+                "median first relevant rank": float(np.median(found)) if len(found) else np.nan,
+                "queries evaluated": len(cells),
+                "missing from run": int((~j.present[s * j.n_queries : (s + 1) * j.n_queries]).sum()),
+                "unjudged in run": len(j.unjudged.get(system_key, ())),
+                "judgements": "closed world (rows given)" if j.closed_world else "qrels",
+            }
+        )
+    table = pd.DataFrame(rows, index=pd.Index(list(names), name="system", dtype="str"))
+    table.attrs["rankviz"] = _metadata(j, measures, options)
+    return table
