@@ -129,3 +129,10 @@ def register() -> None:
         pd.DataFrame.rank = _RankDescriptor(_PANDAS_RANK)
     if "rankviz" not in pd.DataFrame.__dict__:
         pd.api.extensions.register_dataframe_accessor("rankviz")(RankAccessor)
+        # pandas lists a frame's registered accessors in dir() of its GroupBy objects too
+        # (GroupBy._dir_additions delegates to the frame), although ``df.groupby(...).rankviz``
+        # does not exist; that also breaks pandas' own test_tab_completion. ``dir(df)`` still
+        # shows ``rankviz``: it is a class attribute.
+        accessors = getattr(pd.DataFrame, "_accessors", None)
+        if isinstance(accessors, set):
+            accessors.discard("rankviz")
