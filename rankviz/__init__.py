@@ -29,7 +29,10 @@ from ._errors import (
     TrecFormatError,
     UnknownMeasureError,
 )
-from .evaluate import (
+from . import stats
+from .evaluation import (
+    bootstrap,
+    compare,
     evaluate,
     first_relevant_rank,
     hit_rate,
@@ -38,6 +41,7 @@ from .evaluate import (
     ndcg,
     precision,
     r_precision,
+    ranked_list,
     recall,
     summary,
 )
@@ -69,6 +73,8 @@ __all__ = [
     "TiesWarning",
     "TrecFormatError",
     "UnknownMeasureError",
+    "bootstrap",
+    "compare",
     "evaluate",
     "first_relevant_rank",
     "hit_rate",
@@ -80,12 +86,14 @@ __all__ = [
     "qrels_from_dict",
     "qrels_to_dict",
     "r_precision",
+    "ranked_list",
     "read_qrels",
     "read_run",
     "read_topics",
     "recall",
     "run_from_dict",
     "run_to_dict",
+    "stats",
     "summary",
     "write_qrels",
     "write_run",

@@ -7,7 +7,12 @@ Every error rankviz raises for bad input is a subclass of a built-in exception
 
 from __future__ import annotations
 
+import inspect
+import os
+import warnings
+
 __all__ = [
+    "warn",
     "RankvizError",
     "InputError",
     "ColumnError",
@@ -64,3 +69,19 @@ class DegenerateDataWarning(RankvizWarning):
 
 class TiesWarning(RankvizWarning):
     """Score ties can move a reported measure."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Emit a warning attributed to the first caller outside rankviz (like pandas' find_stack_level)."""
+    frame = inspect.currentframe()
+    level = 0
+    try:
+        while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+            frame = frame.f_back
+            level += 1
+    finally:
+        del frame
+    warnings.warn(message, category, stacklevel=max(level, 1) + 1)

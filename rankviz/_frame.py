@@ -15,7 +15,6 @@ Nothing here modifies the caller's frame.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError
+from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 
 __all__ = ["resolve_long_run", "resolve_qrels", "run_arrays", "RunArrays", "QrelsArrays", "COLUMN_KEYWORDS"]
 
@@ -270,6 +269,7 @@ class RunArrays:
     row_index: pd.Index | None = None
     n_relevant: dict | None = None  # query id -> number of relevant items (shape 3 only)
     query_order: np.ndarray | None = None  # closed world: every query to evaluate, in order
+    ordered_by: str = "rank"  # 'score' when key is the score, 'rank' when it is minus the rank
 
 
 @dataclasses.dataclass(frozen=True)
@@ -369,13 +369,13 @@ def _long_shape(frame, qrels, *, caller, order=None, score_dtype="float64", **co
         )
     kind = id_kind(cols.frame[cols.query])
     if judged is not None and judged.kind != kind:
-        warnings.warn(
+        warn(
             f"The run's query ids are {kind}s and the qrels' are {judged.kind}s; rankviz compares ids as strings "
             "(so 1 and '1' match, but '01' and 1 do not).",
             IdTypeWarning,
-            stacklevel=4,
         )
-    run = RunArrays(systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index)
+    ordered_by = order or ("score" if cols.score is not None else "rank")
+    run = RunArrays(systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index, ordered_by=ordered_by)
     return run, judged
 
 

@@ -21,7 +21,7 @@ import inspect
 
 import pandas as pd
 
-from . import evaluate as _ev
+from . import evaluation as _ev
 
 __all__ = ["RankAccessor", "register"]
 
@@ -60,31 +60,31 @@ class RankAccessor:
 
     # evaluation ---------------------------------------------------------------
     def mrr(self, k=None, qrels=None, **options):
-        """Mean reciprocal rank at ``k``; see :func:`rankviz.evaluate.mrr`."""
+        """Mean reciprocal rank at ``k``; see :func:`rankviz.evaluation.mrr`."""
         return _ev.mrr(self._frame, k, qrels, **options)
 
     def ndcg(self, k=None, qrels=None, **options):
-        """Mean nDCG at ``k``; see :func:`rankviz.evaluate.ndcg`."""
+        """Mean nDCG at ``k``; see :func:`rankviz.evaluation.ndcg`."""
         return _ev.ndcg(self._frame, k, qrels, **options)
 
     def map(self, k=None, qrels=None, **options):
-        """Mean average precision; see :func:`rankviz.evaluate.mean_average_precision`."""
+        """Mean average precision; see :func:`rankviz.evaluation.mean_average_precision`."""
         return _ev.mean_average_precision(self._frame, k, qrels, **options)
 
     def recall(self, k, qrels=None, **options):
-        """Mean recall at ``k``; see :func:`rankviz.evaluate.recall`."""
+        """Mean recall at ``k``; see :func:`rankviz.evaluation.recall`."""
         return _ev.recall(self._frame, k, qrels, **options)
 
     def precision(self, k, qrels=None, **options):
-        """Mean precision at ``k``; see :func:`rankviz.evaluate.precision`."""
+        """Mean precision at ``k``; see :func:`rankviz.evaluation.precision`."""
         return _ev.precision(self._frame, k, qrels, **options)
 
     def hit_rate(self, k, qrels=None, **options):
-        """Share of queries with a relevant item in the top ``k``; see :func:`rankviz.evaluate.hit_rate`."""
+        """Share of queries with a relevant item in the top ``k``; see :func:`rankviz.evaluation.hit_rate`."""
         return _ev.hit_rate(self._frame, k, qrels, **options)
 
     def r_precision(self, qrels=None, **options):
-        """Mean R-precision; see :func:`rankviz.evaluate.r_precision`."""
+        """Mean R-precision; see :func:`rankviz.evaluation.r_precision`."""
         return _ev.r_precision(self._frame, qrels, **options)
 
     def evaluate(self, measures, qrels=None, **options):
@@ -92,12 +92,33 @@ class RankAccessor:
         return _ev.evaluate(self._frame, measures, qrels, **options)
 
     def first_relevant_rank(self, qrels=None, **options):
-        """Rank of the first relevant item per query; see :func:`rankviz.evaluate.first_relevant_rank`."""
+        """Rank of the first relevant item per query; see :func:`rankviz.evaluation.first_relevant_rank`."""
         return _ev.first_relevant_rank(self._frame, qrels, **options)
 
     def summary(self, k=10, qrels=None, **options):
-        """The analyst's summary table; see :func:`rankviz.evaluate.summary`."""
+        """The analyst's summary table; see :func:`rankviz.evaluation.summary`."""
         return _ev.summary(self._frame, k, qrels, **options)
+
+    def bootstrap(self, measures, qrels=None, **options):
+        """Bootstrap confidence intervals of mean measures; see :func:`rankviz.evaluation.bootstrap`."""
+        return _ev.bootstrap(self._frame, measures, qrels, **options)
+
+    def compare(self, baseline, measures, qrels=None, **options):
+        """Paired comparisons against a baseline system; see :func:`rankviz.evaluation.compare`."""
+        return _ev.compare(self._frame, baseline=baseline, measures=measures, qrels=qrels, **options)
+
+    def explore(self, qrels=None, **options):
+        """An ipywidgets per-query debugger; see :func:`rankviz.widgets.explore`."""
+        from . import widgets
+
+        return widgets.explore(self._frame, qrels=qrels, **options)
+
+    @property
+    def plot(self):
+        """Plots of this run (``df.rank.plot.failures(...)``); see :mod:`rankviz.plots`."""
+        from . import plots
+
+        return plots.RunPlots(self._frame)
 
 
 class _RankDescriptor:

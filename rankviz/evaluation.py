@@ -33,14 +33,12 @@ score_dtype : {'float64', 'float32'}, default 'float64'
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from . import kernels
-from ._errors import ClosedWorldWarning, InputError
-from ._frame import COLUMN_KEYWORDS
+from ._errors import ClosedWorldWarning, InputError, warn
+from ._frame import COLUMN_KEYWORDS, run_arrays
 from ._judged import Judged, judge
 from ._validation import check_choice, check_cutoff, check_int, check_kwargs
 from .measures import Measure, parse_measures
@@ -56,8 +54,13 @@ __all__ = [
     "r_precision",
     "first_relevant_rank",
     "summary",
+    "ranked_list",
+    "bootstrap",
+    "compare",
     "judge_run",
 ]
+
+_STATS_OPTIONS = ("n_resamples", "confidence_level", "method", "rng", "batch")
 
 _OPTIONS = ("depth", "missing", "duplicates", "ties") + COLUMN_KEYWORDS
 
@@ -98,12 +101,11 @@ def _apply_missing(j: Judged, missing: str, caller: str) -> np.ndarray:
 def _closed_world_warning(j: Judged, measures: list[Measure], caller: str) -> None:
     names = [m.name for m in measures if m.uses_judgement_denominator]
     if j.closed_world and names:
-        warnings.warn(
+        warn(
             f"{caller}: {', '.join(names)} computed without qrels: their denominators (the number of relevant "
             "items, the ideal DCG) come from the rows given (closed world), so unretrieved relevant items are "
             "invisible. Pass qrels= for trec_eval semantics.",
             ClosedWorldWarning,
-            stacklevel=4,
         )
 
 
@@ -286,7 +288,17 @@ def first_relevant_rank(run, qrels=None, *, rel: int = 1, **options) -> pd.Serie
     return series
 
 
-def summary(run, k: int = 10, qrels=None, *, rel: int = 1, **options) -> pd.DataFrame:
+def summary(
+    run,
+    k: int = 10,
+    qrels=None,
+    *,
+    rel: int = 1,
+    confidence_level: float | None = 0.95,
+    n_resamples: int = 10_000,
+    rng=None,
+    **options,
+) -> pd.DataFrame:
     """The table a careful analyst reports for a run, one row per system.
 
     Columns: ``MRR@k``; the share of queries with ``RR@k = 0``; MRR over the
@@ -297,16 +309,22 @@ def summary(run, k: int = 10, qrels=None, *, rel: int = 1, **options) -> pd.Data
     run without judgements. ``judgements`` says whether they came from qrels or
     from the rows themselves (closed world).
 
+    With ``confidence_level`` (default 0.95) the zero problem gets its intervals:
+    ``low``/``high`` columns for MRR (bootstrap, BCa), for the zero share (Wilson)
+    and for the MRR over non-zero queries (bootstrap of the ratio, recomputed in
+    every resample). ``confidence_level=None`` leaves them out.
+
     Examples
     --------
     >>> import pandas as pd, rankviz
     >>> seed = pd.DataFrame({"query": ["reset password", "opening hours", "ship to Canada", "refund", "contact"],
     ...     "relevance": [[False, True, False, True], [True, True, False, False], [False, False, False, True],
     ...                   [False, False, False, False], [True, False, False, False]]})
-    >>> s = rankviz.summary(seed, k=10)
+    >>> s = rankviz.summary(seed, k=10, confidence_level=None)
     >>> s[["MRR@10", "share RR@10 = 0", "MRR@10 over RR > 0"]].round(4)
-         MRR@10  share RR@10 = 0  MRR@10 over RR > 0
-    run    0.55              0.2              0.6875
+            MRR@10  share RR@10 = 0  MRR@10 over RR > 0
+    system
+    run       0.55              0.2              0.6875
     """
     k = check_cutoff(k, "summary", allow_none=False)
     rel = check_int(rel, "rel", "summary")
@@ -317,23 +335,50 @@ def summary(run, k: int = 10, qrels=None, *, rel: int = 1, **options) -> pd.Data
     ties = options.get("ties", "trec_eval")
     values = {m.name: kernels.compute(j, m, ties) for m in measures}
     first = kernels.first_relevant_rank(j, rel)
+    rr_name = f"RR@{k}" if rel == 1 else f"RR(rel={rel})@{k}"
+    intervals = {}
+    if confidence_level is not None:
+        from . import stats
+
+        table = _index_frame(j)
+        table[rr_name] = values[measures[0].name]
+        results = stats.bootstrap(
+            table[keep].reset_index(drop=True), rr_name, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng
+        )
+        intervals = results if isinstance(results, dict) else {None: results}
     rows = []
     names = j.systems if j.systems is not None else ("run",)
+    mrr_label, zero_label, nonzero_label = f"MRR@{k}", f"share RR@{k} = 0", f"MRR@{k} over RR > 0"
     for s, name in enumerate(names):
         cells = np.arange(s * j.n_queries, (s + 1) * j.n_queries)
         cells = cells[keep[cells]]
-        rr = values[f"RR@{k}"][cells]
+        rr = values[measures[0].name][cells]
         nonzero = rr[rr > 0]
         found = first[cells][~np.isnan(first[cells])]
         system_key = None if j.systems is None else name
-        rows.append(
+        row = {
+            mrr_label: rr.mean() if len(rr) else np.nan,
+            zero_label: float(np.mean(rr == 0)) if len(rr) else np.nan,
+            nonzero_label: nonzero.mean() if len(nonzero) else np.nan,
+        }
+        if confidence_level is not None:
+            res = intervals[system_key]
+            row = {
+                mrr_label: row[mrr_label],
+                f"{mrr_label} low": res.confidence_interval.low,
+                f"{mrr_label} high": res.confidence_interval.high,
+                zero_label: row[zero_label],
+                f"{zero_label} low": res.zero_share_interval.low,
+                f"{zero_label} high": res.zero_share_interval.high,
+                nonzero_label: row[nonzero_label],
+                f"{nonzero_label} low": res.nonzero_interval.low,
+                f"{nonzero_label} high": res.nonzero_interval.high,
+            }
+        row.update(
             {
-                f"MRR@{k}": rr.mean() if len(rr) else np.nan,
-                f"share RR@{k} = 0": float(np.mean(rr == 0)) if len(rr) else np.nan,
-                f"MRR@{k} over RR > 0": nonzero.mean() if len(nonzero) else np.nan,
-                f"Success@{k}": values[f"Success@{k}"][cells].mean() if len(cells) else np.nan,
-                f"R@{k}": values[f"R@{k}"][cells].mean() if len(cells) else np.nan,
-                f"nDCG@{k}": values[f"nDCG@{k}"][cells].mean() if len(cells) else np.nan,
+                f"Success@{k}": values[measures[1].name][cells].mean() if len(cells) else np.nan,
+                f"R@{k}": values[measures[2].name][cells].mean() if len(cells) else np.nan,
+                f"nDCG@{k}": values[measures[3].name][cells].mean() if len(cells) else np.nan,
                 "mean first relevant rank": found.mean() if len(found) else np.nan,
                 "median first relevant rank": float(np.median(found)) if len(found) else np.nan,
                 "queries evaluated": len(cells),
@@ -342,6 +387,157 @@ def summary(run, k: int = 10, qrels=None, *, rel: int = 1, **options) -> pd.Data
                 "judgements": "closed world (rows given)" if j.closed_world else "qrels",
             }
         )
+        rows.append(row)
     table = pd.DataFrame(rows, index=pd.Index(list(names), name="system", dtype="str"))
     table.attrs["rankviz"] = _metadata(j, measures, options)
     return table
+
+
+def _split_options(options: dict, caller: str) -> tuple[dict, dict]:
+    stats_options = {key: options.pop(key) for key in list(options) if key in _STATS_OPTIONS}
+    check_kwargs(options, _OPTIONS, caller)
+    return stats_options, options
+
+
+def bootstrap(run, measures, qrels=None, **options):
+    """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
+
+    Takes the evaluation options of :func:`evaluate` and the options of
+    :func:`rankviz.stats.bootstrap` (``n_resamples``, ``confidence_level``,
+    ``method``, ``rng``, ``batch``); returns what the latter returns: one
+    :class:`~rankviz.stats.BootstrapResult` (a dict of them by system) for one
+    measure, a tidy table for several.
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> from rankviz.datasets import load_example
+    >>> run, qrels, _ = load_example()
+    >>> res = rankviz.bootstrap(run[run.system == "bm25"].drop(columns="system"), "RR@10", qrels, rng=0)
+    >>> round(res.estimate, 4)
+    0.5557
+    """
+    from . import stats
+
+    stats_options, eval_options = _split_options(dict(options), "bootstrap")
+    table = evaluate(run, measures, qrels, per_query=True, **eval_options)
+    names = [m.name for m in parse_measures(measures)]
+    return stats.bootstrap(table, names if len(names) > 1 else names[0], **stats_options)
+
+
+def compare(runs, *, baseline: str, measures, qrels=None, test: str = "randomization", correction="holm", **options) -> pd.DataFrame:
+    """Evaluate several systems per query and compare each with a baseline (paired by query id).
+
+    Parameters
+    ----------
+    runs : DataFrame or dict of DataFrames
+        A run with a ``system`` column, or ``{system name: run frame}``.
+    baseline : str
+    measures : str or list
+    qrels : DataFrame, path or dict, optional
+    test, correction
+        See :func:`rankviz.stats.compare`.
+    **options
+        Evaluation options (``depth``, ``missing``, ``ties``, column names) and
+        statistics options (``n_resamples``, ``confidence_level``, ``method``, ``rng``, ``batch``).
+
+    Returns
+    -------
+    DataFrame
+        See :func:`rankviz.stats.compare`.
+    """
+    from . import stats
+
+    stats_options, eval_options = _split_options(dict(options), "compare")
+    if isinstance(runs, dict):
+        if not runs:
+            raise InputError("compare: the dict of runs is empty.")
+        tables = []
+        for name, frame in runs.items():
+            part = evaluate(frame, measures, qrels, per_query=True, **eval_options)
+            if "system" in part.columns:
+                raise InputError(f"compare: run {name!r} has its own system column; pass one system per dict entry.")
+            part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
+            tables.append(part)
+        table = pd.concat(tables, ignore_index=True)
+    else:
+        table = evaluate(runs, measures, qrels, per_query=True, **eval_options)
+    names = [m.name for m in parse_measures(measures)]
+    return stats.compare(table, baseline=baseline, measures=names, test=test, correction=correction, **stats_options)
+
+
+def ranked_list(run, query, qrels=None, *, system=None, rel: int = 1, documents=None, **columns) -> pd.DataFrame:
+    """One query's ranked list in trec_eval order, joined with its judgements.
+
+    Parameters
+    ----------
+    run : DataFrame or dict
+        Any input shape.
+    query : str
+        The query id.
+    qrels : DataFrame, path or dict, optional
+    system : str, optional
+        Which system, when the run has several (required then).
+    rel : int, default 1
+        Grade from which an item counts as relevant (the ``relevant`` column).
+    documents : DataFrame, optional
+        ``doc_id`` and ``text`` (and optionally ``title``) columns; adds them to the list.
+    **columns
+        Column-name overrides, ``order`` and ``score_dtype``, as for :func:`evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        ``rank`` (1-based), ``doc_id``, ``score`` (when ranked by score), ``relevance``
+        (nullable Int64, missing = unjudged), ``relevant`` (bool), plus document columns.
+    """
+    check_kwargs(columns, COLUMN_KEYWORDS, "ranked_list")
+    rel = check_int(rel, "rel", "ranked_list")
+    arrays, judged = run_arrays(run, qrels, caller="ranked_list", **columns)
+    query = str(query)
+    codes = np.flatnonzero(arrays.q_values == query)
+    mask = arrays.q_codes == codes[0] if len(codes) else np.zeros(len(arrays.q_codes), dtype=bool)
+    if arrays.systems is not None:
+        if system is None:
+            raise InputError(
+                f"ranked_list: the run holds {len(arrays.systems)} systems; choose one with system=, "
+                f"e.g. system={arrays.systems[0]!r}."
+            )
+        if str(system) not in arrays.systems:
+            raise InputError(f"ranked_list: unknown system {system!r}; the run has {', '.join(map(repr, arrays.systems))}.")
+        mask &= arrays.sys_codes == arrays.systems.index(str(system))
+    rows = np.flatnonzero(mask)
+    docs = np.asarray(arrays.docs.take(rows).to_pylist(), dtype=object) if len(rows) else np.zeros(0, dtype=object)
+    key = arrays.key[rows]
+    order = sorted(range(len(rows)), key=lambda i: (-key[i], _Descending(docs[i])))
+    docs, key = docs[order], key[order]
+    if judged is not None:
+        own = judged.query_ids == query
+        grades = dict(zip(judged.doc_ids[own].tolist(), judged.grades[own].tolist()))
+        relevance = [grades.get(d) for d in docs]
+    else:
+        relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
+    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(docs.tolist(), dtype="str")})
+    if arrays.ordered_by == "score":
+        table["score"] = key
+    table["relevance"] = pd.array(relevance, dtype="Int64")
+    table["relevant"] = (table["relevance"].fillna(-(10**9)) >= rel).to_numpy(dtype=bool)
+    if documents is not None:
+        docs_frame = documents.drop_duplicates("doc_id").assign(doc_id=lambda d: d["doc_id"].astype("str"))
+        table = table.merge(docs_frame, on="doc_id", how="left")
+    return table
+
+
+class _Descending:
+    """Sort key that orders strings descending (trec_eval's doc-id tie-break)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def __lt__(self, other: _Descending) -> bool:
+        return self.value > other.value
+
+    def __eq__(self, other) -> bool:
+        return self.value == other.value
