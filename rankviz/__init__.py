@@ -57,6 +57,7 @@ from .io import (
     write_run,
 )
 from .measures import Measure, parse_measure
+from .ties import TieReport, tie_report
 
 __version__ = "0.1.0"
 
@@ -70,6 +71,7 @@ __all__ = [
     "Measure",
     "RankvizError",
     "RankvizWarning",
+    "TieReport",
     "TiesWarning",
     "TrecFormatError",
     "UnknownMeasureError",
@@ -95,6 +97,7 @@ __all__ = [
     "run_to_dict",
     "stats",
     "summary",
+    "tie_report",
     "write_qrels",
     "write_run",
 ]

@@ -209,10 +209,11 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
     bad = ~missing & ((values != np.round(values)) | ~np.isfinite(values))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        value = float(values[i])
+        fate = f"trec_eval would truncate {value:g} to {int(value)}" if np.isfinite(value) else "trec_eval cannot read it"
         raise InputError(
-            f"The relevance column {series.name!r} of the {what} must hold integer grades; found {values[i]!r} "
-            f"(row {series.index[i]!r}). trec_eval would truncate {values[i]!r} to {int(values[i]) if np.isfinite(values[i]) else 'an error'}; "
-            "rankviz refuses to guess: round or map the grades explicitly."
+            f"The relevance column {series.name!r} of the {what} must hold integer grades; found {value:g} "
+            f"(row {series.index[i]!r}). {fate}; rankviz refuses to guess: round or map the grades explicitly."
         )
     return values
 

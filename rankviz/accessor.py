@@ -107,6 +107,12 @@ class RankAccessor:
         """Paired comparisons against a baseline system; see :func:`rankviz.evaluation.compare`."""
         return _ev.compare(self._frame, baseline=baseline, measures=measures, qrels=qrels, **options)
 
+    def ties(self, qrels=None, **options):
+        """How much score ties can move each measure; see :func:`rankviz.ties.tie_report`."""
+        from .ties import tie_report
+
+        return tie_report(self._frame, qrels, **options)
+
     def explore(self, qrels=None, **options):
         """An ipywidgets per-query debugger; see :func:`rankviz.widgets.explore`."""
         from . import widgets

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from . import kernels
-from ._errors import ClosedWorldWarning, InputError, warn
+from ._errors import ClosedWorldWarning, InputError, TiesWarning, warn
 from ._frame import COLUMN_KEYWORDS, run_arrays
 from ._judged import Judged, judge
 from ._validation import check_choice, check_cutoff, check_int, check_kwargs
@@ -390,7 +390,32 @@ def summary(
         rows.append(row)
     table = pd.DataFrame(rows, index=pd.Index(list(names), name="system", dtype="str"))
     table.attrs["rankviz"] = _metadata(j, measures, options)
+    if ties == "trec_eval":
+        _warn_if_ties_matter(j, measures, keep, names)
     return table
+
+
+def _warn_if_ties_matter(j: Judged, measures, keep, names) -> None:
+    """Warn when the order of tied scores can move a reported mean beyond its 4th decimal."""
+    from .ties import tie_spread
+
+    spread = tie_spread(j, measures)
+    worst = []
+    for s, name in enumerate(names):
+        cells = np.arange(s * j.n_queries, (s + 1) * j.n_queries)
+        cells = cells[keep[cells]]
+        for measure, values in spread.items():
+            moved = float(values[cells].mean()) if len(cells) else 0.0
+            if moved > 0.00005:
+                worst.append((moved, name, measure, int((values[cells] > 0).sum())))
+    if worst:
+        moved, name, measure, queries = max(worst)
+        others = f" (and {len(worst) - 1} more system/measure pairs)" if len(worst) > 1 else ""
+        warn(
+            f"summary: score ties can move {measure} of {name!r} by up to {moved:.4f} (pessimistic to optimistic "
+            f"order of tied items, {queries} queries affected){others}. See df.rank.ties(...) or pass ties='expected'.",
+            TiesWarning,
+        )
 
 
 def _split_options(options: dict, caller: str) -> tuple[dict, dict]:

@@ -183,11 +183,10 @@ def _expected(j: Judged, measure: Measure) -> np.ndarray:
     if family == "nDCG":
         gains = np.bincount(gid, weights=gain_of(grade, measure.gain), minlength=len(g_cell))
         # sum of 1/log2(i+1) for i = s+1 .. min(s+n, cap), through a cumulative table
-        top = np.minimum(s + n, cap)
-        limit = int(np.max(np.where(np.isfinite(top), top, s + n))) + 1
-        disc = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(1, limit + 1) + 1.0))])
-        hi = np.minimum(s + n, cap)
-        span = np.where(hi > s, disc[hi.astype(np.int64)] - disc[s.astype(np.int64)], 0.0)
+        hi = np.minimum(s + n, cap).astype(np.int64)
+        lo = np.minimum(s, hi).astype(np.int64)
+        disc = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(1, int(hi.max()) + 1) + 1.0))])
+        span = disc[hi] - disc[lo]
         dcg = np.bincount(g_cell, weights=gains / n * span, minlength=n_cells)
         ideal = j.ideal_dcg(k, measure.gain)
         np.divide(dcg, ideal, out=out, where=ideal > 0)

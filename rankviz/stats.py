@@ -46,7 +46,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
 from scipy.special import ndtr, ndtri
 
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
@@ -224,6 +223,21 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     return out
 
 
+def _t_quantile(q: float, df: int) -> float:
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, q))
+
+
+def _t_test_p(d: np.ndarray) -> float:
+    """Two-sided one-sample t-test p-value of mean(d) = 0 (as scipy.stats.ttest_1samp)."""
+    from scipy.special import stdtr
+
+    n = len(d)
+    t = d.mean() / (d.std(ddof=1) / math.sqrt(n))
+    return float(2 * stdtr(n - 1, -abs(t)))
+
+
 def _rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
@@ -335,8 +349,10 @@ def _wide(table: pd.DataFrame, system: str | None, query: str, names: list[str])
 
 
 def _warn(notes: list[str], caller: str) -> None:
-    for note in dict.fromkeys(notes):
-        warn(f"{caller}: {note}", DegenerateDataWarning)
+    """One warning per call, listing every distinct note."""
+    unique = list(dict.fromkeys(notes))
+    if unique:
+        warn(f"{caller}: " + "; ".join(unique) + ".", DegenerateDataWarning)
 
 
 # ----------------------------------------------------------------------------- bootstrap
@@ -611,7 +627,7 @@ def compare(
     rows, notes_all = [], []
     base = wide[baseline]
     for name in others:
-        joined = base.join(wide[name], how="inner", lsuffix="__base", rsuffix="__sys")
+        joined = base.add_suffix("__base").join(wide[name].add_suffix("__sys"), how="inner")
         if joined.empty:
             raise InputError(f"compare: system {name!r} has no queries in common with the baseline {baseline!r}.")
         n = len(joined)
@@ -631,7 +647,7 @@ def compare(
                 notes.append(f"{name} vs {baseline}, {measure}: {note}")
             sd = float(d.std(ddof=1)) if n > 1 else math.nan
             if n > 1 and sd > 0:
-                half = float(_sps.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
+                half = float(_t_quantile(1 - alpha, n - 1)) * sd / math.sqrt(n)
                 t_ci = (mean - half, mean + half)
             else:
                 t_ci = (mean, mean) if n > 1 else (math.nan, math.nan)
@@ -650,9 +666,11 @@ def compare(
                 p = 1.0
                 notes.append(f"{name} vs {baseline}, {measure}: every difference is zero; p-value set to 1")
             elif test == "t":
-                p = float(_sps.ttest_1samp(d, 0.0).pvalue) if sd > 0 else (0.0 if mean != 0 else 1.0)
+                p = float(_t_test_p(d)) if sd > 0 else (0.0 if mean != 0 else 1.0)
             else:
-                p = float(_sps.wilcoxon(d, zero_method="wilcox").pvalue)
+                from scipy.stats import wilcoxon
+
+                p = float(wilcoxon(d, zero_method="wilcox").pvalue)
             rows.append(
                 {
                     "system": name,

@@ -1,0 +1,183 @@
+"""The tie report: how much score ties can move each measure.
+
+trec_eval breaks score ties by doc id, so two runs that differ only in document
+names can get different scores (usnistgov/trec_eval#22), and a constant scorer can
+look perfect. :func:`tie_report` shows, per system, how many queries have tied
+scores, how many tie groups straddle the cutoff or hold the first relevant item,
+and how far each measure can move between the pessimistic and the optimistic
+ordering of every tie group (overall and for the worst queries). Pass
+``ties="expected"`` to any measure for the exact expectation over all orderings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from . import kernels
+from ._frame import run_arrays
+from ._judged import Judged
+from ._validation import check_cutoff, check_int
+from .measures import parse_measures
+
+__all__ = ["TieReport", "tie_report", "tie_spread"]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class TieReport:
+    """Per-system tie statistics (``summary``) and the queries ties can move most (``worst_queries``)."""
+
+    summary: pd.DataFrame
+    worst_queries: pd.DataFrame
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.width", 120, "display.max_columns", 30):
+            return f"Tie report\n{self.summary.T}\n\nQueries ties can move most\n{self.worst_queries}"
+
+    def _repr_html_(self) -> str:
+        return (
+            "<h4>Tie report</h4>" + self.summary.T.to_html() + "<h4>Queries ties can move most</h4>" + self.worst_queries.to_html()
+        )
+
+
+def tie_spread(j: Judged, measures) -> dict[str, np.ndarray]:
+    """Per-cell optimistic minus pessimistic value of each measure."""
+    return {m.name: kernels.compute(j, m, "optimistic") - kernels.compute(j, m, "pessimistic") for m in measures}
+
+
+def _row_ties(run, j: Judged, k: int):
+    """Per evaluated cell: rows in tie groups of size > 1, and tie groups straddling rank k."""
+    n_cells = j.n_cells
+    q_map = pd.Index(j.queries, dtype=object).get_indexer(run.q_values)
+    row_q = q_map[run.q_codes]
+    sys_codes = run.sys_codes if run.sys_codes is not None else np.zeros(len(row_q), dtype=np.int64)
+    keep = row_q >= 0
+    cell = sys_codes[keep].astype(np.int64) * j.n_queries + row_q[keep]
+    key = run.key[keep]
+    order = np.lexsort((-key, cell))
+    cell, key = cell[order], key[order]
+    new_group = np.ones(len(cell), dtype=bool)
+    new_group[1:] = (cell[1:] != cell[:-1]) | (key[1:] != key[:-1])
+    group_id = np.cumsum(new_group) - 1
+    sizes = np.bincount(group_id)
+    tied_rows = np.bincount(cell, weights=(sizes[group_id] > 1).astype(np.float64), minlength=n_cells)
+    new_cell = np.ones(len(cell), dtype=bool)
+    new_cell[1:] = cell[1:] != cell[:-1]
+    starts = np.flatnonzero(new_cell)
+    position = np.arange(len(cell)) - np.repeat(starts, np.diff(np.r_[starts, len(cell)]))
+    g_first = np.flatnonzero(new_group)
+    g_cell, g_start, g_size = cell[g_first], position[g_first], sizes
+    straddle = (g_size > 1) & (g_start < k) & (g_start + g_size > k)
+    straddling = np.bincount(g_cell[straddle], minlength=n_cells)
+    return tied_rows, straddling
+
+
+def _first_relevant_tied(j: Judged, rel: int) -> np.ndarray:
+    """Per cell: the first relevant item sits in a tie group that also holds non-relevant items."""
+    out = np.zeros(j.n_cells, dtype=bool)
+    relevant = j.hit_grade >= rel
+    if not relevant.any():
+        return out
+    cell, above, tied = j.hit_cell[relevant], j.hit_above[relevant], j.hit_tied[relevant]
+    key = pd.MultiIndex.from_arrays([cell, above])
+    members = pd.Series(1, index=key).groupby(level=[0, 1]).transform("size").to_numpy()
+    order = np.lexsort((above, cell))
+    cell, tied, members = cell[order], tied[order], members[order]
+    first = np.ones(len(cell), dtype=bool)
+    first[1:] = cell[1:] != cell[:-1]
+    out[cell[first]] = tied[first] > members[first]
+    return out
+
+
+def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10, rel: int = 1, **options) -> TieReport:
+    """How much score ties can move each measure, per system and for the worst queries.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Any input shape (long runs are where ties live).
+    qrels : DataFrame, path or dict, optional
+    k : int, default 10
+        The cutoff whose straddling tie groups are counted, and of the default measures.
+    measures : list, optional
+        Default: ``RR@k``, ``nDCG@k``, ``P@k``, ``R@k``, ``AP``.
+    n_worst : int, default 10
+        How many queries to list, largest spread first.
+    rel : int, default 1
+    **options
+        Evaluation options (``depth``, ``missing``, column names, ...).
+
+    Returns
+    -------
+    TieReport
+        ``summary``: one row per system with ``queries``, ``queries with ties``,
+        ``tied rows``, ``tie groups straddling rank k``, ``queries whose first
+        relevant item is tied``, and per measure the trec_eval, pessimistic,
+        expected and optimistic means and their spread. ``worst_queries``: the
+        (system, query) pairs with the largest spread of any measure.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
+    >>> report = rankviz.tie_report(run, {"q": {"b": 1}}, k=1)
+    >>> report.summary.loc["run", "RR@1 spread"]
+    1.0
+    """
+    from .evaluation import judge_run, _apply_missing
+
+    k = check_cutoff(k, "tie_report", allow_none=False)
+    n_worst = check_int(n_worst, "n_worst", "tie_report", low=0)
+    measures = parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"])
+    measures = [m if m.family == "nDCG" or rel == 1 else m(rel=rel) for m in measures]
+    options = {key: value for key, value in options.items() if key != "ties"}
+    j = judge_run(run, qrels, rel_min=min(m.rel for m in measures), caller="tie_report", **options)
+    keep = _apply_missing(j, options.get("missing", "zero"), "tie_report")
+    columns = {key: value for key, value in options.items() if key in ("query", "doc", "score", "rank", "relevance", "system", "retrieved", "relevant", "n_relevant", "order", "score_dtype")}
+    arrays, _ = run_arrays(run, qrels, caller="tie_report", **columns)
+    tied_rows, straddling = _row_ties(arrays, j, k)
+    first_tied = _first_relevant_tied(j, rel)
+    values = {mode: {m.name: kernels.compute(j, m, mode) for m in measures} for mode in kernels.TIES}
+
+    names = j.systems if j.systems is not None else ("run",)
+    rows = []
+    for s, name in enumerate(names):
+        cells = np.arange(s * j.n_queries, (s + 1) * j.n_queries)
+        cells = cells[keep[cells]]
+        row = {
+            "queries": len(cells),
+            "queries with ties": int((tied_rows[cells] > 0).sum()),
+            "tied rows": int(tied_rows[cells].sum()),
+            f"tie groups straddling rank {k}": int(straddling[cells].sum()),
+            "queries whose first relevant item is tied": int(first_tied[cells].sum()),
+        }
+        for m in measures:
+            means = {mode: float(values[mode][m.name][cells].mean()) if len(cells) else np.nan for mode in kernels.TIES}
+            row[f"{m.name} trec_eval"] = means["trec_eval"]
+            row[f"{m.name} pessimistic"] = means["pessimistic"]
+            row[f"{m.name} expected"] = means["expected"]
+            row[f"{m.name} optimistic"] = means["optimistic"]
+            row[f"{m.name} spread"] = means["optimistic"] - means["pessimistic"]
+        rows.append(row)
+    summary = pd.DataFrame(rows, index=pd.Index(list(names), name="system", dtype="str"))
+
+    worst = pd.DataFrame(
+        {
+            "system": np.repeat(np.asarray(names, dtype=object), j.n_queries),
+            "query_id": np.tile(j.queries, j.n_systems),
+        }
+    )
+    for m in measures:
+        worst[f"{m.name} spread"] = values["optimistic"][m.name] - values["pessimistic"][m.name]
+    worst["tied rows"] = tied_rows.astype(np.int64)
+    worst = worst[keep]
+    spread_cols = [f"{m.name} spread" for m in measures]
+    worst = worst.assign(_max=worst[spread_cols].max(axis=1))
+    worst = worst[worst["_max"] > 0].sort_values(["_max", "system", "query_id"], ascending=[False, True, True], kind="mergesort")
+    worst = worst.drop(columns="_max").head(n_worst).reset_index(drop=True)
+    if j.systems is None:
+        worst = worst.drop(columns="system")
+    worst["query_id"] = worst["query_id"].astype("str")
+    return TieReport(summary, worst)
