@@ -1,0 +1,229 @@
+"""Bootstrap intervals, paired tests, corrections and the zero problem."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import rankviz
+from rankviz import stats
+
+
+def _rr_sample(n, zero_share, rng):
+    ranks = rng.integers(1, 11, n)
+    return np.where(rng.random(n) < zero_share, 0.0, 1.0 / ranks)
+
+
+def _table(values, measure="RR@10", system=None):
+    frame = pd.DataFrame({"query_id": [f"q{i}" for i in range(len(values))], measure: values})
+    if system is not None:
+        frame.insert(0, "system", system)
+    return frame
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("zero_share", [0.15, 0.6])
+def test_interval_agrees_with_scipy_bootstrap(method, zero_share):
+    rng = np.random.default_rng(11)
+    x = _rr_sample(200, zero_share, rng)
+    ours = stats.bootstrap(_table(x), "RR@10", n_resamples=10_000, method=method, rng=1)
+    theirs = sps.bootstrap((x,), np.mean, n_resamples=10_000, method=method, rng=2)
+    width = theirs.confidence_interval.high - theirs.confidence_interval.low
+    # Monte Carlo SD of an endpoint at 10,000 resamples is about 0.7% of the width; allow ~5 SD of the difference.
+    assert abs(ours.confidence_interval.low - theirs.confidence_interval.low) < 0.05 * width
+    assert abs(ours.confidence_interval.high - theirs.confidence_interval.high) < 0.05 * width
+    assert math.isclose(ours.standard_error, theirs.standard_error, rel_tol=0.05)
+    assert ours.method == method and ours.n_resamples == 10_000 and ours.n_queries == 200
+    assert ours.estimate == pytest.approx(x.mean())
+
+
+def test_randomization_p_agrees_with_scipy_permutation_test():
+    rng = np.random.default_rng(5)
+    base = _rr_sample(120, 0.4, rng)
+    better = np.clip(base + rng.normal(0.03, 0.2, 120) * (rng.random(120) < 0.5), 0, 1)
+    table = pd.concat([_table(base, system="a"), _table(better, system="b")], ignore_index=True)
+    ours = stats.compare(table, baseline="a", test="randomization", correction=None, n_resamples=10_000, rng=3)
+    theirs = sps.permutation_test(
+        (better, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+        n_resamples=10_000, rng=4, vectorized=True,
+    )
+    assert abs(ours["p_value"].iloc[0] - theirs.pvalue) < 0.012  # p-value Monte Carlo SE ~0.003 at these values
+
+
+def test_exact_randomization_for_small_n_equals_scipy_exact():
+    d_base = np.array([0.0, 0.5, 1.0, 0.25, 0.0, 1.0, 0.2, 0.1])
+    d_sys = np.array([1.0, 0.5, 1.0, 0.5, 0.2, 0.33, 1.0, 0.5])
+    table = pd.concat([_table(d_base, system="a"), _table(d_sys, system="b")], ignore_index=True)
+    with pytest.warns(rankviz.DegenerateDataWarning):
+        ours = stats.compare(table, baseline="a", correction=None, n_resamples=10_000, rng=0)
+    theirs = sps.permutation_test((d_sys, d_base), lambda x, y, axis: np.mean(x - y, axis=axis),
+                                  permutation_type="samples", n_resamples=10_000, vectorized=True)
+    assert ours["p_value"].iloc[0] == pytest.approx(theirs.pvalue, abs=1e-12)
+
+
+def test_t_test_and_interval_match_scipy():
+    rng = np.random.default_rng(8)
+    a, b = rng.random(60), rng.random(60)
+    table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
+    res = stats.compare(table, baseline="a", test="t", correction=None, n_resamples=2000, rng=0).iloc[0]
+    t = sps.ttest_rel(b, a)
+    ci = t.confidence_interval(0.95)
+    assert res["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
+    assert (res["t_ci_low"], res["t_ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)
+    w = stats.compare(table, baseline="a", test="wilcoxon", correction=None, n_resamples=2000, rng=0).iloc[0]
+    assert w["p_value"] == pytest.approx(sps.wilcoxon(b - a).pvalue, rel=1e-9)
+    assert res["effect_size"] == pytest.approx((b - a).mean() / (b - a).std(ddof=1))
+    assert res["wins"] + res["ties"] + res["losses"] == 60
+
+
+def test_holm_and_bh():
+    p = [0.01, 0.04, 0.03, 0.005]
+    np.testing.assert_allclose(stats.holm(p), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(stats.benjamini_hochberg(p), sps.false_discovery_control(p))
+    with_nan = stats.holm([0.01, np.nan, 0.04])
+    assert np.isnan(with_nan[1]) and with_nan[0] == pytest.approx(0.02)
+
+
+def test_wilson_interval_known_values():
+    assert stats.wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert stats.wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert all(math.isnan(v) for v in stats.wilson_interval(0, 0))
+
+
+def test_zero_problem_identity_and_intervals():
+    rng = np.random.default_rng(2)
+    x = _rr_sample(300, 0.3, rng)
+    res = stats.bootstrap(_table(x), "RR@10", rng=0)
+    assert res.zero_share == pytest.approx((x == 0).mean())
+    assert res.nonzero_estimate == pytest.approx(x[x > 0].mean())
+    assert res.estimate == pytest.approx((1 - res.zero_share) * res.nonzero_estimate)
+    low, high = res.zero_share_interval
+    assert (low, high) == pytest.approx(stats.wilson_interval(int((x == 0).sum()), 300))
+    assert res.nonzero_interval.low < res.nonzero_estimate < res.nonzero_interval.high
+    assert res.confidence_interval.low < res.estimate < res.confidence_interval.high
+    assert "bootstrap_distribution" not in repr(res) and "zero_share" in repr(res)
+    assert len(res.bootstrap_distribution) == 10_000
+
+
+def test_paired_bootstrap_uses_same_resamples_for_all_systems():
+    rng = np.random.default_rng(4)
+    x = _rr_sample(100, 0.3, rng)
+    table = pd.concat([_table(x, system="a"), _table(x, system="b")], ignore_index=True)
+    res = stats.bootstrap(table, "RR@10", rng=0, n_resamples=2000)
+    np.testing.assert_array_equal(res["a"].bootstrap_distribution, res["b"].bootstrap_distribution)
+
+
+def test_several_measures_give_tidy_table():
+    rng = np.random.default_rng(6)
+    table = pd.DataFrame({"query_id": [f"q{i}" for i in range(50)], "RR@10": _rr_sample(50, 0.3, rng), "nDCG@10": rng.random(50)})
+    tidy = stats.bootstrap(table, ["RR@10", "nDCG@10"], rng=0, n_resamples=2000)
+    assert list(tidy["measure"]) == ["RR@10", "nDCG@10"]
+    assert {"estimate", "low", "high", "standard_error", "method", "n_queries", "n_resamples"} <= set(tidy.columns)
+
+
+def test_pairing_is_by_query_id_not_row_order():
+    rng = np.random.default_rng(9)
+    a, b = rng.random(80), rng.random(80)
+    table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
+    shuffled = table.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    first = stats.compare(table, baseline="a", rng=0, n_resamples=3000)
+    second = stats.compare(shuffled.sort_values("query_id", key=lambda s: s.str.len()), baseline="a", rng=0, n_resamples=3000)
+    assert first["difference"].iloc[0] == pytest.approx(second["difference"].iloc[0])
+    assert first["wins"].iloc[0] == second["wins"].iloc[0]
+
+
+def test_compare_on_runs_dict_equals_frame_with_system_column():
+    from rankviz.datasets import load_example
+
+    run, qrels, _ = load_example()
+    runs = {name: part.drop(columns="system") for name, part in run.groupby("system") if name in ("bm25", "tfidf")}
+    both = run[run.system.isin(["bm25", "tfidf"])]
+    a = rankviz.compare(runs, baseline="bm25", measures=["RR@10", "nDCG@10"], qrels=qrels, rng=0, n_resamples=2000)
+    b = both.rank.compare("bm25", ["RR@10", "nDCG@10"], qrels=qrels, rng=0, n_resamples=2000)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["p_corrected"] >= a["p_value"]).all()
+    assert set(a["measure"]) == {"RR@10", "nDCG@10"}
+
+
+def test_degenerate_all_zero():
+    with pytest.warns(rankviz.DegenerateDataWarning, match="every query has RR = 0"):
+        res = stats.bootstrap(_table(np.zeros(40)), "RR@10", rng=0)
+    assert res.estimate == 0 and tuple(res.confidence_interval) == (0.0, 0.0)
+    assert res.method == "percentile" and res.zero_share == 1.0
+
+
+def test_constant_sample_falls_back_to_percentile():
+    with pytest.warns(rankviz.DegenerateDataWarning, match="BCa is undefined"):
+        res = stats.bootstrap(_table(np.full(30, 0.5), "AP"), "AP", rng=0)
+    assert res.method == "percentile" and tuple(res.confidence_interval) == (0.5, 0.5)
+    assert any("same AP" in note for note in res.notes)
+
+
+def test_small_n_warns():
+    with pytest.warns(rankviz.DegenerateDataWarning, match="only 8 queries"):
+        stats.bootstrap(_table(np.linspace(0, 1, 8), "AP"), "AP", rng=0)
+
+
+def test_many_identical_paired_scores_warns():
+    rng = np.random.default_rng(1)
+    a = rng.random(40)
+    b = a.copy()
+    b[:10] += 0.1
+    table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
+    with pytest.warns(rankviz.DegenerateDataWarning, match="30 of 40 queries have identical scores"):
+        res = stats.compare(table, baseline="a", rng=0, n_resamples=2000)
+    assert res["ties"].iloc[0] == 30
+
+
+def test_no_warnings_on_healthy_data():
+    rng = np.random.default_rng(12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stats.bootstrap(_table(_rr_sample(200, 0.3, rng)), "RR@10", rng=0, n_resamples=2000)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"measures": "nDCG@5"}, rankviz.ColumnError, r"no column for measure 'nDCG@5'; it has 'AP'"),
+        ({"n_resamples": 0}, rankviz.InputError, r"The 'n_resamples' parameter of bootstrap must be an int in the range \[1, inf\)"),
+        ({"confidence_level": 1.0}, rankviz.InputError, r"The 'confidence_level' parameter of bootstrap must be a float in the open interval \(0, 1\)\. Got 1\.0"),
+        ({"confidence_level": 0}, rankviz.InputError, r"open interval \(0, 1\)\. Got 0 instead"),
+        ({"method": "basic"}, rankviz.InputError, r"The 'method' parameter of bootstrap must be one of 'bca', 'percentile'"),
+    ],
+)
+def test_bootstrap_errors(kwargs, error, message):
+    table = _table(np.linspace(0, 1, 30), "AP")
+    with pytest.raises(error, match=message):
+        stats.bootstrap(table, **kwargs)
+
+
+def test_compare_errors():
+    table = pd.concat([_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True)
+    with pytest.raises(rankviz.InputError, match=r"unknown baseline 'bm25'; the systems are 'a', 'b'"):
+        stats.compare(table, baseline="bm25")
+    other = table.assign(query_id=np.where(table.system == "b", "x" + table.query_id, table.query_id))
+    with pytest.raises(rankviz.InputError, match=r"system 'b' has no queries in common with the baseline 'a'"):
+        stats.compare(other, baseline="a")
+    with pytest.raises(rankviz.InputError, match=r"'n_resamples' parameter of compare must be an int in the range \[1, inf\)"):
+        stats.compare(table, baseline="a", n_resamples=0)
+    with pytest.raises(rankviz.InputError, match=r"'confidence_level' parameter of compare must be a float in the open interval"):
+        stats.compare(table, baseline="a", confidence_level=95)
+    with pytest.raises(rankviz.ColumnError, match=r"no column for measure 'RR@10'"):
+        stats.compare(table, baseline="a", measures="RR@10")
+    with pytest.raises(rankviz.InputError, match=r"The 'test' parameter of compare must be one of 'randomization', 't', 'wilcoxon'"):
+        stats.compare(table, baseline="a", test="sign")
+    with pytest.raises(rankviz.ColumnError, match="compare needs several systems"):
+        stats.compare(_table(np.linspace(0, 1, 30), "AP"), baseline="a")
+
+
+def test_bootstrap_is_reproducible_with_rng():
+    x = _table(np.random.default_rng(0).random(50), "AP")
+    a = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)
+    b = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)
+    assert a.confidence_interval == b.confidence_interval
