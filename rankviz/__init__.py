@@ -102,4 +102,21 @@ __all__ = [
     "write_run",
 ]
 
+_LAZY_SUBMODULES = ("plots", "widgets", "datasets", "report")
+
+
+def __getattr__(name: str):
+    # rankviz.plots / .widgets / .datasets / .report load on first use, so that
+    # ``import rankviz`` does not import matplotlib, seaborn or ipywidgets.
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
+
 _accessor.register()

@@ -103,11 +103,14 @@ def _parse_table(path, n_fields: int, what: str, expected: str) -> tuple[pd.Data
             skip_blank_lines=True,
         )
     except (pd.errors.ParserError, ValueError) as exc:
+        short = _first_short_line(body, numbers, n_fields)
+        if short is not None:
+            line_no, line = short
+            raise TrecFormatError(
+                f"{name}, line {line_no}: expected {n_fields} whitespace-separated fields '{expected}', "
+                f"found {len(line.split())}: {line.strip()!r}"
+            ) from None
         raise TrecFormatError(f"{name}: cannot read it as a {what} file (expected '{expected}'): {exc}") from None
-    if table.shape[1] < n_fields:
-        raise TrecFormatError(
-            f"{name}, line 1: expected {n_fields} whitespace-separated fields '{expected}', found {table.shape[1]}."
-        )
     empty = (table == "").to_numpy()
     if empty.any():
         row = int(np.flatnonzero(empty.any(axis=1))[0])
@@ -118,6 +121,14 @@ def _parse_table(path, n_fields: int, what: str, expected: str) -> tuple[pd.Data
             f"found {found}: {line.strip()!r}"
         )
     return table, name, body, numbers
+
+
+def _first_short_line(body: str, numbers, n_fields: int):
+    """(file line, text) of the first data line with fewer than ``n_fields`` fields, if any."""
+    for index, line in enumerate(body.splitlines()):
+        if line.strip() and len(line.split()) < n_fields:
+            return (numbers[index] if numbers else index + 1), line
+    return None
 
 
 def _numeric(column: pd.Series, *, name: str, body: str, numbers, field: str, integer: bool) -> np.ndarray:

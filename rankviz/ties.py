@@ -123,7 +123,7 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     >>> import pandas as pd, rankviz
     >>> run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
     >>> report = rankviz.tie_report(run, {"q": {"b": 1}}, k=1)
-    >>> report.summary.loc["run", "RR@1 spread"]
+    >>> float(report.summary.loc["run", "RR@1 spread"])
     1.0
     """
     from .evaluation import judge_run, _apply_missing

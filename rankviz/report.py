@@ -1,0 +1,223 @@
+"""Rendered notebooks and one-file HTML reports.
+
+* :func:`render_notebooks` executes every notebook of a folder (nbclient) and writes
+  each as self-contained HTML (plots embedded as PNG data URIs, no external
+  scripts) plus an ``index.html`` linking them: the main job of the README.
+* :func:`build_report` executes the parameterised report notebook shipped in
+  ``rankviz/templates/report.ipynb`` on the user's TREC files and writes one
+  shareable HTML file (code hidden): summary with confidence intervals, a
+  comparison against the first run, plots, and the worst queries with their text.
+
+User-supplied strings (run names, query text) only reach the HTML through
+pandas' ``to_html`` (which escapes), matplotlib images, or :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["render_notebooks", "build_report", "execute_notebook", "notebook_to_html"]
+
+_EXTERNAL_SCRIPT = re.compile(r"<script[^>]*\bsrc=[\"']https?://[^>]*>\s*</script>", re.IGNORECASE)
+
+
+def _progress(message: str, quiet: bool) -> None:
+    if not quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+def execute_notebook(nb, *, cwd: str | os.PathLike, timeout: int = 600, quiet: bool = True, label: str = ""):
+    """Execute a notebook node in ``cwd`` with the current Python's kernel; print per-cell progress unless quiet."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+        allow_errors=False,
+    )
+    code_cells = sum(1 for c in nb.cells if c.cell_type == "code")
+    done = {"n": 0}
+
+    def on_cell_executed(cell, cell_index, execute_reply):  # noqa: ARG001 - nbclient hook signature
+        if cell.cell_type == "code":
+            done["n"] += 1
+            _progress(f"  {label} cell {done['n']}/{code_cells}", quiet)
+
+    client.on_cell_executed = on_cell_executed
+    with _kernel_env():
+        client.execute()
+    return nb
+
+
+class _kernel_env:
+    """Run kernels headless and without user-level IPython startup files."""
+
+    def __enter__(self):
+        self._saved = {k: os.environ.get(k) for k in ("MPLBACKEND", "PYDEVD_DISABLE_FILE_VALIDATION")}
+        os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+        os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+        return self
+
+    def __exit__(self, *exc):
+        for key, value in self._saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def notebook_to_html(nb, *, hide_code: bool = False, title: str | None = None) -> str:
+    """Self-contained HTML of an executed notebook: images inline, no scripts fetched from the internet."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab")
+    exporter.exclude_input = hide_code
+    exporter.exclude_input_prompt = hide_code
+    exporter.exclude_output_prompt = hide_code
+    if title:
+        nb.metadata["title"] = title
+    body, _ = exporter.from_notebook_node(nb)
+    return _EXTERNAL_SCRIPT.sub("", body)
+
+
+def _title(nb, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def render_notebooks(source: str | os.PathLike, output: str | os.PathLike, *, timeout: int = 600, quiet: bool = False) -> list[Path]:
+    """Execute every ``*.ipynb`` in ``source`` (sorted) and write HTML files and an index to ``output``.
+
+    Returns
+    -------
+    list of Path
+        The HTML files written, ``index.html`` last.
+    """
+    import nbformat
+
+    source, output = Path(source), Path(output)
+    notebooks = sorted(source.glob("*.ipynb"))
+    if not notebooks:
+        raise FileNotFoundError(f"{source}: no notebooks (*.ipynb) found")
+    output.mkdir(parents=True, exist_ok=True)
+    written, entries = [], []
+    for path in notebooks:
+        start = time.perf_counter()
+        _progress(f"executing {path.name}", quiet)
+        nb = nbformat.read(path, as_version=4)
+        execute_notebook(nb, cwd=path.parent, timeout=timeout, quiet=quiet, label=path.stem)
+        title = _title(nb, path.stem)
+        target = output / f"{path.stem}.html"
+        target.write_text(notebook_to_html(nb, title=title), encoding="utf-8")
+        written.append(target)
+        entries.append((target.name, title, time.perf_counter() - start))
+        _progress(f"wrote {target} ({entries[-1][2]:.1f} s)", quiet)
+    index = output / "index.html"
+    items = "\n".join(
+        f'<li><a href="{html.escape(name, quote=True)}">{html.escape(title)}</a> <small>({seconds:.1f} s)</small></li>'
+        for name, title, seconds in entries
+    )
+    index.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>rankviz notebooks</title>"
+        "<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;line-height:1.5}</style>"
+        "</head><body><h1>rankviz notebooks</h1><p>Executed on the built-in example "
+        "(known-item search over the Python standard library's docstrings). Interactive widgets need a live "
+        "Jupyter kernel; their static rendering here shows the last state only.</p>"
+        f"<ol>{items}</ol></body></html>\n",
+        encoding="utf-8",
+    )
+    written.append(index)
+    _progress(f"wrote {index}", quiet)
+    return written
+
+
+def build_report(
+    qrels: str | os.PathLike,
+    runs: list[str | os.PathLike],
+    *,
+    output: str | os.PathLike = "report.html",
+    topics: str | os.PathLike | None = None,
+    measures: list[str] | None = None,
+    k: int = 10,
+    depth: int | None = None,
+    rel: int = 1,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    title: str | None = None,
+    quiet: bool = False,
+    timeout: int = 1200,
+) -> Path:
+    """Evaluate TREC runs and write one shareable HTML report.
+
+    The files are read and checked here first (so a bad file or an id mismatch is
+    reported before any notebook runs); the report notebook then re-reads them.
+
+    Returns
+    -------
+    Path
+        The HTML file written.
+    """
+    import tempfile
+
+    import nbformat
+
+    from .evaluation import evaluate
+    from .io import read_qrels, read_run, read_topics
+    from .measures import parse_measures
+
+    if not runs:
+        raise ValueError("report: give at least one run file")
+    measures = [m.name for m in parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", "AP", f"R@{max(k, 100)}", f"P@{k}"])]
+    _progress(f"reading qrels {qrels}", quiet)
+    judged = read_qrels(qrels)
+    names = []
+    for path in runs:
+        _progress(f"reading run {path}", quiet)
+        frame = read_run(path, system=Path(path).name)
+        evaluate(frame, measures[:1], judged, depth=depth)  # surfaces id mismatches with their message
+        names.append(Path(path).name)
+    if len(set(names)) != len(names):
+        raise ValueError(f"report: two runs have the same file name ({', '.join(names)}); rename one.")
+    if topics is not None:
+        read_topics(topics)
+
+    params = {
+        "QRELS": str(Path(qrels).resolve()),
+        "RUNS": [str(Path(p).resolve()) for p in runs],
+        "TOPICS": None if topics is None else str(Path(topics).resolve()),
+        "MEASURES": measures,
+        "K": int(k),
+        "DEPTH": depth,
+        "REL": int(rel),
+        "N_RESAMPLES": int(n_resamples),
+        "SEED": int(seed),
+        "TITLE": title or "Evaluation report: " + ", ".join(names),
+    }
+    template = resources.files("rankviz").joinpath("templates/report.ipynb").read_text(encoding="utf-8")
+    nb = nbformat.reads(template, as_version=4)
+    for cell in nb.cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            cell.source = "\n".join(f"{key} = {value!r}" for key, value in params.items())
+            break
+    else:  # pragma: no cover - the shipped template has a parameters cell
+        raise RuntimeError("the report template has no cell tagged 'parameters'")
+    _progress(f"executing the report notebook ({len(runs)} runs, {len(measures)} measures)", quiet)
+    with tempfile.TemporaryDirectory() as tmp:
+        execute_notebook(nb, cwd=tmp, timeout=timeout, quiet=quiet, label="report")
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(notebook_to_html(nb, hide_code=True, title=params["TITLE"]), encoding="utf-8")
+    _progress(f"wrote {output}", quiet)
+    return output
