@@ -145,7 +145,7 @@ class Measure:
     def __post_init__(self):
         if self.family not in _FAMILIES:
             raise UnknownMeasureError(f"Unknown measure family {self.family!r}; known: {', '.join(_FAMILIES)}.")
-        params, needs_cutoff, _ = _FAMILIES[self.family]
+        params = _FAMILIES[self.family][0]
         # P, R and Success without a cutoff exist only as templates (``P @ 5``); evaluating one is refused.
         check_cutoff(self.cutoff, self.family, name="cutoff")
         check_int(self.rel, "rel", self.family)

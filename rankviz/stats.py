@@ -469,6 +469,8 @@ def bootstrap(
                 nz_low, nz_high, _, nz_note = _bca_or_percentile(nz_hat, ratio_b, jack_nz, alpha, used)
                 if k == 0:
                     notes.append("every query has RR = 0: the MRR over non-zero queries is undefined")
+                elif nz_note:
+                    notes.append(f"MRR over non-zero queries: {nz_note}")
                 elif np.isnan(ratio_b).any():
                     notes.append(
                         f"{int(np.isnan(ratio_b).sum())} of {n_resamples} resamples had no query with RR > 0; "
@@ -624,7 +626,7 @@ def compare(
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
     gen = _rng(rng)
     alpha = (1 - confidence_level) / 2
-    rows, notes_all = [], []
+    rows, notes_all, exact_systems = [], [], []
     base = wide[baseline]
     for name in others:
         joined = base.add_suffix("__base").join(wide[name].add_suffix("__sys"), how="inner")
@@ -637,12 +639,14 @@ def compare(
         sums = _resampled_sums(diffs, n_resamples, gen, _batch_size(n, batch))
         if test == "randomization":
             p_values, exact = _randomization_p(diffs, n_resamples, gen, _batch_size(n, batch))
+            if exact:
+                exact_systems.append(name)
         for i, measure in enumerate(names):
             d = diffs[:, i]
             notes = []
             mean = float(d.mean())
             jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
-            low, high, used, note = _bca_or_percentile(mean, sums[:, i] / n, jack, alpha, method)
+            low, high, _, note = _bca_or_percentile(mean, sums[:, i] / n, jack, alpha, method)
             if note:
                 notes.append(f"{name} vs {baseline}, {measure}: {note}")
             sd = float(d.std(ddof=1)) if n > 1 else math.nan
@@ -707,6 +711,8 @@ def compare(
         "method": method,
         "confidence_level": confidence_level,
         "n_resamples": n_resamples,
+        # systems whose randomization p-values enumerate all 2**n sign flips (exact, no +1 correction)
+        "exact_randomization": exact_systems,
     }
     _warn(notes_all, caller)
     return result
