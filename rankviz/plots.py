@@ -130,20 +130,7 @@ def _table(data, caller: str, *, per_query: bool = True) -> tuple[pd.DataFrame, 
 
 def _measure_column(frame: pd.DataFrame, measure, caller: str, exclude=()) -> str:
     """The column holding ``measure`` (exact name, or its canonical name: 'MRR@10' finds 'RR@10')."""
-    name = str(measure)
-    if name not in frame.columns:
-        try:
-            name = parse_measure(measure).name
-        except InputError:
-            pass
-    if name not in frame.columns:
-        present = [c for c in frame.columns if c not in exclude]
-        raise ColumnError(
-            f"{caller}: the table has no column for measure {str(measure)!r}; its measure columns are "
-            f"{_columns_text(present)}. Evaluate it first, e.g. "
-            f"rankviz.evaluate(run, [{str(measure)!r}], qrels, per_query=True)."
-        )
-    return name
+    return _stats._measure_columns(frame, [measure], caller, exclude=set(exclude))[0]
 
 
 def _values(frame: pd.DataFrame, column: str, caller: str) -> np.ndarray:

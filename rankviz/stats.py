@@ -333,7 +333,10 @@ def _measure_columns(table: pd.DataFrame, measures, caller: str, exclude) -> lis
                 pass
         if name not in table.columns:
             present = ", ".join(repr(c) for c in table.columns if c not in exclude)
-            raise ColumnError(f"{caller}: the per-query table has no column for measure {str(m)!r}; it has {present}.")
+            raise ColumnError(
+                f"{caller}: the per-query table has no column for measure {str(m)!r}; it has {present}. "
+                f"Evaluate it first, e.g. rankviz.evaluate(run, [{str(m)!r}], qrels, per_query=True)."
+            )
         names.append(name)
     return names
 
