@@ -13,11 +13,24 @@ How ranks are found without sorting the run
 trec_eval sorts each query's list by score (descending), breaking ties by doc id
 (descending, byte order). Only the ranks of the hits matter, and the rank of a hit
 is one plus the number of items of its query that come before it. For every cell
-the distinct hit scores are sorted (a few per query); each row of the run is placed
-among them by a vectorised binary search, and a histogram of the placements gives,
-for every distinct hit score, how many rows score strictly higher and how many
-tie with it. Doc ids are compared only inside tie groups that contain a hit. The
-cost is linear in the number of rows and does not depend on their order.
+the distinct hit scores are sorted (a few per query) into a fixed-width block; each
+row of the run is placed among its cell's block by a branchless binary search, and a
+histogram of the placements gives, for every distinct hit score, how many rows score
+strictly higher and how many tie with it. Rows scored below every hit of their cell
+cannot move a rank and are skipped. Doc ids are compared only inside tie groups
+that contain a hit. The cost is linear in the number of rows.
+
+Joins and duplicates without a dictionary of doc ids
+----------------------------------------------------
+Factorizing millions of mostly-unique doc ids costs seconds. Instead every row's
+(cell, doc id) pair gets a 64-bit hash read straight from the Arrow string buffers
+(:mod:`rankviz._hashing`). The qrels join keeps the rows whose hash passes two bit
+tables of the judged pairs' hashes, matches them on the full hash and confirms each
+match on the real strings. Duplicate pairs are found by counting hash buckets in
+cache-sized chunks of whole cells (rows grouped by query, as in a TREC run) or of a
+radix partition (rows in any order); the few candidates are grouped by their real
+doc ids. Hash collisions can cost time, never correctness: a match or a duplicate
+is only reported after comparing the strings, and equal strings always hash alike.
 """
 
 from __future__ import annotations
@@ -31,11 +44,16 @@ import pyarrow.compute as pc
 
 from ._errors import DuplicateError, InputError
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
+from ._hashing import contiguous_units, repeated_candidates, string_hashes
 from ._validation import check_choice, check_cutoff
 
 __all__ = ["Judged", "judge"]
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18  # rows per pass of the rank search: its temporaries stay in cache
+_BLOCK = 1 << 15  # elements per block of the bit-table probes
+# The fixed-width rank search is used while its table has at most this many slots (8 MB), or 8 per distinct hit score.
+_MAX_BLOCK_SLOTS = 1 << 20
+_BLOCK_SLOTS_PER_SCORE = 8
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -136,7 +154,6 @@ def judge(
 
 def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
     n_sys = 1 if run.systems is None else len(run.systems)
-    sys_codes = run.sys_codes if run.sys_codes is not None else np.zeros(len(run.q_codes), dtype=np.int64)
     closed = qj is None
     if closed:
         queries = run.query_order if run.query_order is not None else run.q_values
@@ -146,12 +163,18 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     n_q = len(queries)
     q_index = pd.Index(queries, dtype=object)
     q_map = q_index.get_indexer(run.q_values)
-
     n_runq = len(run.q_values)
-    seen = np.zeros((n_sys, n_runq), dtype=bool)
-    if len(run.q_codes):
-        pair_counts = np.bincount(sys_codes * n_runq + run.q_codes, minlength=n_sys * n_runq)
-        seen = pair_counts.reshape(n_sys, n_runq) > 0
+    n_cells = n_sys * n_q
+    # Per-row codes fit in 32 bits almost always: half the memory traffic of int64.
+    index_type = np.int32 if max(n_cells, n_sys * n_runq) < 2**31 - 1 else np.int64
+
+    q_codes, sys_codes = run.q_codes, run.sys_codes
+    pair_counts = np.zeros((n_sys, n_runq), dtype=np.int64)
+    if len(q_codes):
+        pair = q_codes if sys_codes is None else sys_codes.astype(np.int64) * n_runq + q_codes
+        pair_counts = np.bincount(pair, minlength=n_sys * n_runq).reshape(n_sys, n_runq)
+        del pair
+    seen = pair_counts > 0
     if not closed and n_runq and (q_map < 0).all():
         run_sample = ", ".join(repr(q) for q in run.q_values[:3])
         qrels_sample = ", ".join(repr(q) for q in queries[:3])
@@ -165,45 +188,66 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     system_names = run.systems if run.systems is not None else (None,)
     unjudged = {name: tuple(run.q_values[seen[s] & (q_map < 0)].tolist()) for s, name in enumerate(system_names)}
 
-    row_q = q_map[run.q_codes] if len(run.q_codes) else np.zeros(0, dtype=np.int64)
+    # Rows of queries that are not evaluated are left out; ``src`` maps the rows kept to the run's rows
+    # (None while they are all of them, in order), so the doc ids are never copied.
+    row_q = np.take(q_map.astype(index_type), q_codes) if len(q_codes) else np.zeros(0, dtype=index_type)
+    key, grade, src = run.key, run.grade, None
     keep = row_q >= 0
-    key, docs, grade = run.key, run.docs, run.grade
     if not keep.all():
-        idx = np.flatnonzero(keep)
-        row_q, sys_codes, key = row_q[idx], sys_codes[idx], key[idx]
-        docs = pc.take(docs, pa.array(idx))
-        grade = grade[idx] if grade is not None else None
-    cell = sys_codes.astype(np.int64) * n_q + row_q
-    n_cells = n_sys * n_q
+        src = np.flatnonzero(keep)
+        row_q, key = row_q[src], key[src]
+        sys_codes = sys_codes[src] if sys_codes is not None else None
+        grade = grade[src] if grade is not None else None
+    del keep
+    cell = row_q if sys_codes is None else sys_codes.astype(index_type) * n_q + row_q
 
+    # 64-bit hashes of the (cell, doc id) pairs serve both the duplicate check and the qrels join: the judged
+    # pairs are hashed once per system. With very many systems the join gets (query, doc id) hashes of its own.
+    per_system = closed or sys_codes is None or n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
+    salts = [cell] if per_system else [cell, row_q]
+    keys = _pair_keys(run.docs, src, salts) if len(cell) else [np.zeros(0, dtype=np.uint64) for _ in salts]
+    cell_keys = keys[0]
+    # Judgements are kept sparse: the rows that have a grade (sorted) and their grades.
     if closed:
-        grade = grade.copy()
+        judged_rows = np.flatnonzero(~np.isnan(grade))
+        judged_grade = grade[judged_rows]
     else:
-        grade = _lookup_grades(row_q, docs, qj, q_index)
+        copies = n_sys if per_system else 1
+        judged_rows, judged_grade = _lookup_grades(len(cell), keys[-1], copies, n_q, run.docs, src, qj, q_index, row_q)
+    del row_q, keys, grade
 
-    drop = _duplicate_rows(cell, docs, key, duplicates, run, queries, n_q)
+    # Items per cell from the counts per (system, run query) already made.
+    num_ret = np.zeros(n_cells, dtype=np.int64)
+    evaluated = q_map >= 0
+    cells_of_pairs = (np.arange(n_sys)[:, None] * n_q + q_map[None, :])[:, evaluated]
+    num_ret[cells_of_pairs.ravel()] = pair_counts[:, evaluated].ravel()
+    drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, queries, n_q, int(np.count_nonzero(num_ret)))
+    del cell_keys
     if drop is not None:
         keep_rows = np.ones(len(cell), dtype=bool)
         keep_rows[drop] = False
         idx = np.flatnonzero(keep_rows)
-        cell, key, grade = cell[idx], key[idx], grade[idx]
-        docs = pc.take(docs, pa.array(idx))
+        cell, key = cell[idx], key[idx]
+        src = idx if src is None else src[idx]
+        kept = keep_rows[judged_rows]
+        judged_rows = (np.cumsum(keep_rows) - 1)[judged_rows[kept]]
+        judged_grade = judged_grade[kept]
+        num_ret = np.bincount(cell, minlength=n_cells).astype(np.int64)
 
     with np.errstate(invalid="ignore"):
-        is_hit = (grade >= 0) & ((grade > 0) | (grade >= rel_min))
-    hit_idx = np.flatnonzero(is_hit)
-    above, tied, tie_rank = _rank_hits(cell, key, hit_idx, n_cells, docs)
-    hit_cell = cell[hit_idx]
+        is_hit = (judged_grade >= 0) & ((judged_grade > 0) | (judged_grade >= rel_min))
+    hit_idx, hit_grade = judged_rows[is_hit], judged_grade[is_hit]
+    above, tied, tie_rank = _rank_hits(cell, key, hit_idx, n_cells, run.docs, src)
+    hit_cell = cell[hit_idx].astype(np.int64)
     hit_rank = above + tie_rank + 1
     order = np.lexsort((hit_rank, hit_cell))
 
-    num_ret = np.bincount(cell, minlength=n_cells).astype(np.int64)
     present = num_ret > 0
     if depth is not None:
         num_ret = np.minimum(num_ret, depth)
 
     if closed:
-        cell_group, offsets, grades = _closed_groups(cell, grade, n_cells, run, queries, n_q)
+        cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, queries, n_q)
     else:
         cell_group = np.tile(np.arange(n_q, dtype=np.int64), n_sys)
         offsets, grades = _qrels_groups(qj, q_index, n_q)
@@ -215,7 +259,7 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
         present=present,
         hit_cell=hit_cell[order],
         hit_rank=hit_rank[order],
-        hit_grade=grade[hit_idx][order],
+        hit_grade=hit_grade[order],
         hit_above=above[order],
         hit_tied=tied[order],
         cell_group=cell_group,
@@ -227,11 +271,110 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     )
 
 
-def _lookup_grades(row_q: np.ndarray, docs, qj: QrelsArrays, q_index: pd.Index) -> np.ndarray:
-    """The qrels grade of every row's (query, doc) pair; NaN where the pair is not judged."""
-    grade = np.full(len(row_q), np.nan)
-    if not len(qj.doc_ids) or not len(row_q):
-        return grade
+def _pair_keys(docs, src, salts) -> list[np.ndarray]:
+    """The hash of (salt, doc id) of every kept row, for each salt array (see :mod:`rankviz._hashing`)."""
+    if src is None:
+        return string_hashes(docs, salts)
+    full = []
+    for salt in salts:
+        spread = np.zeros(len(docs), dtype=salt.dtype)
+        spread[src] = salt
+        full.append(spread)
+    return [keys[src] for keys in string_hashes(docs, full)]
+
+
+def _take(docs, src, idx) -> pa.Array:
+    """The doc ids of the kept rows ``idx``, taken chunk by chunk (a chunked take may copy every chunk)."""
+    rows = idx if src is None else src[idx]
+    if not isinstance(docs, pa.ChunkedArray):
+        return docs.take(pa.array(rows))
+    lengths = np.fromiter((len(c) for c in docs.chunks), dtype=np.int64, count=docs.num_chunks)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    which = np.searchsorted(starts, rows, side="right") - 1
+    parts = []
+    order = np.argsort(which, kind="stable")
+    bounds = np.searchsorted(which[order], np.arange(docs.num_chunks + 1))
+    for c in np.flatnonzero(np.diff(bounds)):
+        picked = order[bounds[c] : bounds[c + 1]]
+        parts.append((picked, docs.chunk(int(c)).take(pa.array(rows[picked] - starts[c]))))
+    if not parts:
+        return pa.array([], type=docs.type)
+    taken = pa.concat_arrays([p for _, p in parts])
+    position = np.concatenate([picked for picked, _ in parts])
+    if len(parts) == 1 or (np.diff(position) > 0).all():
+        return taken
+    return taken.take(pa.array(np.argsort(position)))
+
+
+def _lookup_grades(n_rows, row_keys, copies, n_q, docs, src, qj: QrelsArrays, q_index: pd.Index, row_q):
+    """The judged rows (sorted) and their qrels grades.
+
+    ``row_keys`` hash every row's (salt, doc id): salt = cell (``system * n_q + query``)
+    when ``copies`` is the number of systems, so the judged pairs are hashed once per
+    system; salt = query when ``copies`` is 1. Two bit tables of the judged hashes let
+    through the judged rows and a fraction of a percent of the others; those are
+    matched on the full hash and confirmed by comparing the doc ids, so a hash
+    collision never joins a grade.
+    """
+    empty = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    n_judged = len(qj.doc_ids)
+    if not n_judged or not n_rows:
+        return empty
+    judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
+    judged_q = q_index.get_indexer(qj.query_ids)
+    salt = (np.arange(copies, dtype=np.int64)[:, None] * n_q + judged_q[None, :]).ravel()
+    judged_key = string_hashes(pa.concat_arrays([judged_docs] * copies), [salt])[0]
+    order = np.argsort(judged_key)
+    sorted_key = judged_key[order]
+    if (sorted_key[1:] == sorted_key[:-1]).any():
+        # Two judged pairs of one query share a hash (long ids alike in every byte read): match exactly instead.
+        return _lookup_grades_exact(row_q, docs, src, qj, q_index)
+
+    bits = min(26, max(10, (32 * len(judged_key)).bit_length()))
+    cand = _bit_filter(row_keys, judged_key, bits, 0)
+    keys = row_keys[cand]
+    second = _bit_filter(keys, judged_key, bits, 32)
+    cand, keys = cand[second], keys[second]
+    pos = np.minimum(np.searchsorted(sorted_key, keys), len(sorted_key) - 1)
+    match = sorted_key[pos] == keys
+    rows, judged = cand[match], order[pos[match]] % n_judged
+    if not len(rows):
+        return empty
+    run_ids = _take(docs, src, rows)
+    same = _bools(pc.equal(run_ids, judged_docs.take(pa.array(judged)).cast(run_ids.type)))
+    return rows[same], qj.grades[judged[same]].astype(np.float64)
+
+
+def _bit_filter(values: np.ndarray, members: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """Positions of ``values`` whose bits ``shift .. shift + bits`` are those of some member (no false negatives).
+
+    The table is a packed bit set (2**bits bits; 256 KB for 2**21), so it stays in cache.
+    """
+    mask = np.uint64((1 << bits) - 1)
+    slots = ((members >> np.uint64(shift)) & mask).astype(np.int64)
+    table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
+    np.bitwise_or.at(table, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
+    hit = np.empty(len(values), dtype=bool)
+    for start in range(0, len(values), _BLOCK):
+        probe = values[start : start + _BLOCK] >> np.uint64(shift)
+        probe &= mask
+        slot = probe.view(np.int64)
+        byte = np.take(table, slot >> 3)
+        byte >>= (slot & 7).astype(np.uint8)
+        np.bitwise_and(byte, 1, out=byte)
+        hit[start : start + _BLOCK] = byte
+    return np.flatnonzero(hit)
+
+
+def _bools(arr) -> np.ndarray:
+    """An Arrow boolean (chunked) array as NumPy, nulls as False."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
+    """:func:`_lookup_grades` through a dictionary of the judged doc ids (no hashing shortcuts)."""
     doc_codes, doc_values = encode(pa.array(qj.doc_ids.tolist(), pa.string()))
     n_docs = len(doc_values)
     judged_q = q_index.get_indexer(qj.query_ids)
@@ -241,15 +384,13 @@ def _lookup_grades(row_q: np.ndarray, docs, qj: QrelsArrays, q_index: pd.Index) 
 
     value_set = pa.array(doc_values.tolist(), type=docs.type)
     found = _filled(pc.index_in(docs, value_set=value_set), -1)
+    if src is not None:
+        found = found[src]
     rows = np.flatnonzero(found >= 0)
-    if not len(rows):
-        return grade
     keys = row_q[rows].astype(np.int64) * n_docs + found[rows]
-    pos = np.searchsorted(judged_key, keys)
-    pos_c = np.minimum(pos, len(judged_key) - 1)
-    match = judged_key[pos_c] == keys
-    grade[rows[match]] = judged_grade[pos_c[match]]
-    return grade
+    pos = np.minimum(np.searchsorted(judged_key, keys), max(len(judged_key) - 1, 0))
+    match = judged_key[pos] == keys
+    return rows[match], judged_grade[pos[match]]
 
 
 def _filled(arr, fill: int) -> np.ndarray:
@@ -271,10 +412,10 @@ def _qrels_groups(qj: QrelsArrays, q_index: pd.Index, n_q: int) -> tuple[np.ndar
     return offsets, grades[order]
 
 
-def _closed_groups(cell, grade, n_cells, run: RunArrays, queries, n_q):
+def _closed_groups(judged_cell, judged_grade, n_cells, run: RunArrays, queries, n_q):
     """Closed world: each cell's judgements are the grades of its own rows (plus n_relevant padding)."""
-    ok = ~np.isnan(grade) & (grade >= 0)
-    g_cell, g_grade = cell[ok], grade[ok]
+    ok = judged_grade >= 0
+    g_cell, g_grade = judged_cell[ok].astype(np.int64), judged_grade[ok]
     if run.n_relevant is not None:
         # Binary vectors with a known number of relevant items: the unretrieved relevant ones are grade-1 items.
         found = np.bincount(g_cell, weights=(g_grade >= 1).astype(np.float64), minlength=n_cells)
@@ -288,28 +429,38 @@ def _closed_groups(cell, grade, n_cells, run: RunArrays, queries, n_q):
     return np.arange(n_cells, dtype=np.int64), offsets, g_grade[order]
 
 
-def _duplicate_rows(cell, docs, key, policy, run: RunArrays, queries, n_q) -> np.ndarray | None:
-    """Rows to drop for repeated (cell, doc) pairs, or raise when ``policy == 'error'``."""
+def _duplicate_rows(cell, keys, key, docs, src, policy, run: RunArrays, queries, n_q, n_present) -> np.ndarray | None:
+    """Rows to drop for repeated (cell, doc) pairs, or raise when ``policy == 'error'``.
+
+    ``keys`` hold the hash of every row's (cell, doc) pair: they give a small superset
+    of the repeated rows without a sort or a dictionary of all doc ids
+    (:func:`rankviz._hashing.repeated_candidates`). The candidates are then grouped by
+    their real doc ids, so chance hash collisions are never reported and a real repeat
+    is never missed. ``duplicates='first'`` keeps the highest score, ties to the first row.
+    """
     if len(cell) < 2:
         return None
-    doc_codes, doc_values = encode(docs)
-    pair = cell * max(len(doc_values), 1) + doc_codes
-    order = np.lexsort((np.arange(len(pair)), -key, pair))
+    cand = repeated_candidates(keys, contiguous_units(cell, n_present))
+    if not len(cand):
+        return None
+    doc_codes, doc_values = encode(_take(docs, src, cand))
+    pair = cell[cand].astype(np.int64) * max(len(doc_values), 1) + doc_codes
+    order = np.lexsort((cand, -key[cand], pair))
     sorted_pair = pair[order]
     repeat = np.empty(len(pair), dtype=bool)
     repeat[0] = False
     repeat[1:] = sorted_pair[1:] == sorted_pair[:-1]
     if not repeat.any():
         return None
+    repeated = order[repeat]
     if policy == "first":
-        return order[repeat]
-    first_rows = order[repeat]
+        return cand[repeated]
     examples = []
-    for row in first_rows[:3]:
-        c = int(cell[row])
+    for i in repeated[:3]:
+        c = int(cell[cand[i]])
         system = None if run.systems is None else run.systems[c // n_q]
         where = f" in system {system!r}" if system is not None else ""
-        examples.append(f"query {queries[c % n_q]!r}, doc {doc_values[doc_codes[row]]!r}{where}")
+        examples.append(f"query {queries[c % n_q]!r}, doc {doc_values[doc_codes[i]]!r}{where}")
     raise DuplicateError(
         f"The run retrieves the same document more than once for a query ({int(repeat.sum())} repeated rows): "
         + "; ".join(examples)
@@ -317,7 +468,7 @@ def _duplicate_rows(cell, docs, key, policy, run: RunArrays, queries, n_q) -> np
     )
 
 
-def _rank_hits(cell, key, hit_idx, n_cells, docs):
+def _rank_hits(cell, key, hit_idx, n_cells, docs, src):
     """For each hit: rows scored strictly higher in its cell, its tie-group size, and its place in the group.
 
     The place in the group follows trec_eval: doc ids descending in byte order.
@@ -326,7 +477,7 @@ def _rank_hits(cell, key, hit_idx, n_cells, docs):
     empty = np.zeros(0, dtype=np.int64)
     if m == 0:
         return empty, empty, empty
-    hit_cell, hit_key = cell[hit_idx], key[hit_idx]
+    hit_cell, hit_key = cell[hit_idx].astype(np.int64), key[hit_idx]
     order = np.lexsort((-hit_key, hit_cell))
     s_cell, s_key = hit_cell[order], hit_key[order]
     new = np.empty(m, dtype=bool)
@@ -342,7 +493,91 @@ def _rank_hits(cell, key, hit_idx, n_cells, docs):
     u_start = np.zeros(n_cells + 1, dtype=np.int64)
     np.cumsum(per_cell, out=u_start[1:])
     has = per_cell > 0
-    # Each cell gets one slot per distinct hit score plus one for "below all of them".
+    n_blocks = int(np.count_nonzero(has))
+    width = 1 << int(per_cell.max()).bit_length()
+    if (n_blocks + 1) * width > max(_BLOCK_SLOTS_PER_SCORE * n_u, _MAX_BLOCK_SLOTS):
+        above_u, tied_u, eq_rows, eq_u = _place_rows_search(cell, key, u_key, u_start, has, per_cell, n_u)
+    else:
+        above_u, tied_u, eq_rows, eq_u = _place_rows_blocks(cell, key, u_key, u_cell, u_start, has, n_blocks, width)
+
+    place = np.zeros(m, dtype=np.int64)
+    if len(eq_rows):
+        shared = tied_u[eq_u] > 1
+        if shared.any():
+            place = _tie_places(eq_rows[shared], eq_u[shared], hit_idx, hit_u, docs, src)
+    return above_u[hit_u], tied_u[hit_u], place
+
+
+def _place_rows_blocks(cell, key, u_key, u_cell, u_start, has, n_blocks, width):
+    """Place every row among its cell's distinct hit scores (the usual case: a few per cell).
+
+    Each cell with hits gets a block of ``width`` (a power of two above its count)
+    slots holding its distinct hit scores in descending order, padded with -inf. A
+    branchless binary search with fixed steps gives every row ``p``, the number of
+    its cell's hit scores above it, in log2(width) gathers, and whether it ties one
+    of them. The histogram of (p, tie) per block is the rank information of every
+    distinct hit score. Rows scored below every hit of their cell (most of a deep
+    run) cannot move a hit's rank and are skipped after one comparison.
+    """
+    n_u = len(u_key)
+    block_of_cell = np.full(len(has), n_blocks, dtype=np.int64)
+    block_of_cell[has] = np.arange(n_blocks)
+    within = np.arange(n_u) - u_start[u_cell]
+    slot_of_u = block_of_cell[u_cell] * width + within
+    flat = np.full((n_blocks + 1) * width + width, -np.inf)
+    flat[slot_of_u] = u_key
+    u_of_slot = np.full(len(flat), -1, dtype=np.int64)
+    u_of_slot[slot_of_u] = np.arange(n_u)
+    index_type = np.int32 if 2 * len(flat) < 2**31 else np.int64  # 2 * slot + tie must fit
+    base_of_cell = (block_of_cell * width).astype(index_type)
+    lowest_hit = np.full(len(has), np.inf)
+    lowest_hit[has] = u_key[u_start[1:][has] - 1]
+    steps = []
+    step = width >> 1
+    while step:
+        steps.append(step)
+        step >>= 1
+    # flat[step - 1 + p] as a view, so each step is one gather, one comparison and one masked add.
+    shifted = [flat[s - 1 :] for s in steps]
+
+    n_slots = (n_blocks + 1) * width
+    placed, eq_rows, eq_slot = [], [], []
+    for start in range(0, len(cell), _CHUNK):
+        c = cell[start : start + _CHUNK]
+        k = key[start : start + _CHUNK]
+        sel = np.flatnonzero(k >= np.take(lowest_hit, c))
+        c, k = c[sel], k[sel]
+        p = np.take(base_of_cell, c)
+        for s, view in zip(steps, shifted):
+            np.add(p, s, out=p, where=np.take(view, p) > k)
+        eq = np.take(flat, p) == k
+        where = np.flatnonzero(eq)
+        p *= 2
+        p += eq
+        placed.append(p)
+        if len(where):
+            eq_rows.append(sel[where] + start)
+            eq_slot.append(p[where] >> 1)
+    # One histogram at the end: a bincount per chunk would clear the whole table every time.
+    hist = np.bincount(np.concatenate(placed), minlength=2 * n_slots) if placed else np.zeros(2 * n_slots, dtype=np.int64)
+    del placed
+
+    cum = np.cumsum(hist)
+    block_start = 2 * (block_of_cell[u_cell] * width)
+    before_block = np.where(block_start > 0, cum[np.maximum(block_start - 1, 0)], 0)
+    above_u = cum[2 * slot_of_u] - before_block
+    tied_u = hist[2 * slot_of_u + 1]
+    if eq_rows:
+        rows = np.concatenate(eq_rows)
+        groups = u_of_slot[np.concatenate(eq_slot)]
+    else:
+        rows = groups = np.zeros(0, dtype=np.int64)
+    return above_u, tied_u, rows, groups
+
+
+def _place_rows_search(cell, key, u_key, u_start, has, per_cell, n_u):
+    """:func:`_place_rows_blocks` for cells with many distinct hit scores: a binary search over each cell's own range."""
+    n_cells = len(has)
     shift = np.cumsum(has) - has
     n_slots = n_u + int(has.sum())
     hist = np.zeros(2 * n_slots, dtype=np.int64)
@@ -372,26 +607,22 @@ def _rank_hits(cell, key, hit_idx, n_cells, docs):
             eq_rows.append((where if rows is None else rows[where]) + start)
             eq_u.append(lo[where])
 
+    u_cell = np.repeat(np.arange(n_cells), per_cell)
     cum = np.cumsum(hist)
     slot = np.arange(n_u) + shift[u_cell]
     base = 2 * (u_start[u_cell] + shift[u_cell])
     before_cell = np.where(base > 0, cum[np.maximum(base - 1, 0)], 0)
     above_u = cum[2 * slot] - before_cell
     tied_u = hist[2 * slot + 1]
-
-    place = np.zeros(m, dtype=np.int64)
     if eq_rows:
-        rows = np.concatenate(eq_rows)
-        groups = np.concatenate(eq_u)
-        shared = tied_u[groups] > 1
-        if shared.any():
-            place = _tie_places(rows[shared], groups[shared], hit_idx, hit_u, docs)
-    return above_u[hit_u], tied_u[hit_u], place
+        return above_u, tied_u, np.concatenate(eq_rows), np.concatenate(eq_u)
+    empty = np.zeros(0, dtype=np.int64)
+    return above_u, tied_u, empty, empty
 
 
-def _tie_places(rows, groups, hit_idx, hit_u, docs) -> np.ndarray:
+def _tie_places(rows, groups, hit_idx, hit_u, docs, src) -> np.ndarray:
     """Place of each hit inside its tie group when doc ids are sorted descending (0 = first)."""
-    table = pa.table({"g": pa.array(groups), "d": pc.take(docs, pa.array(rows))})
+    table = pa.table({"g": pa.array(groups), "d": _take(docs, src, rows)})
     order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
     sorted_groups = groups[order]
     starts = np.r_[0, np.flatnonzero(sorted_groups[1:] != sorted_groups[:-1]) + 1]
