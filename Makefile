@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks test bench lint clean
+.PHONY: notebooks test bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py
+
+bench-coverage: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/coverage.py
 
 clean:
 	rm -rf build .pytest_cache .hypothesis

@@ -34,7 +34,6 @@ Ties
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import digamma, gammaln
 
 from ._judged import Judged, gain_of
 from .measures import Measure
@@ -164,10 +163,14 @@ def _groups(j: Judged, rel: int):
 
 def _harmonic(x: np.ndarray) -> np.ndarray:
     """Harmonic numbers H(x) = sum_{i=1}^{x} 1/i, for real x >= 0."""
+    from scipy.special import digamma  # only ties="expected" needs scipy: keep it off the import path
+
     return digamma(np.asarray(x, dtype=np.float64) + 1.0) + _EULER
 
 
 def _log_comb(n, r):
+    from scipy.special import gammaln
+
     return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
 
 

@@ -46,7 +46,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
 
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
 from ._validation import check_choice, check_int, check_probability
@@ -177,6 +176,8 @@ def results_table(results) -> pd.DataFrame:
 
 def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Wilson score interval of a binomial proportion (Wilson 1927); (nan, nan) when n = 0."""
+    from scipy.special import ndtri
+
     confidence_level = check_probability(confidence_level, "confidence_level", "wilson_interval")
     if n == 0:
         return ConfidenceInterval(math.nan, math.nan)
@@ -271,6 +272,8 @@ def _resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Genera
 
 def _bca_or_percentile(theta_hat, theta_b, jackknife, alpha, method):
     """(low, high, method used, note) following scipy.stats.bootstrap's definitions."""
+    from scipy.special import ndtr, ndtri
+
     note = None
     finite = theta_b[np.isfinite(theta_b)]
     if len(finite) < len(theta_b):
