@@ -189,39 +189,28 @@ def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> C
     return ConfidenceInterval(max(0.0, centre - half), min(1.0, centre + half))
 
 
-def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error), NaNs left out and kept as NaN."""
+def _adjusted(p_values, step) -> np.ndarray:
+    """Apply a step-wise adjustment to the non-NaN p-values (sorted ascending), keep NaNs, cap at 1."""
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     values = p[ok]
-    m = len(values)
-    if m == 0:
-        return out
-    order = np.argsort(values, kind="mergesort")
-    adjusted = np.maximum.accumulate((m - np.arange(m)) * values[order])
-    result = np.empty(m)
-    result[order] = np.minimum(adjusted, 1.0)
-    out[ok] = result
+    if len(values):
+        order = np.argsort(values, kind="mergesort")
+        result = np.empty(len(values))
+        result[order] = np.minimum(step(values[order]), 1.0)
+        out[ok] = result
     return out
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error), NaNs left out and kept as NaN."""
+    return _adjusted(p_values, lambda v: np.maximum.accumulate((len(v) - np.arange(len(v))) * v))
 
 
 def benjamini_hochberg(p_values) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (false discovery rate), NaNs kept as NaN."""
-    p = np.asarray(p_values, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    values = p[ok]
-    m = len(values)
-    if m == 0:
-        return out
-    order = np.argsort(values, kind="mergesort")[::-1]
-    ranks = np.arange(m, 0, -1)
-    adjusted = np.minimum.accumulate(values[order] * m / ranks)
-    result = np.empty(m)
-    result[order] = np.minimum(adjusted, 1.0)
-    out[ok] = result
-    return out
+    return _adjusted(p_values, lambda v: np.minimum.accumulate((v * len(v) / np.arange(1, len(v) + 1))[::-1])[::-1])
 
 
 def _t_quantile(q: float, df: int) -> float:
