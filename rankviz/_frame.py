@@ -43,6 +43,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
 COLUMN_KEYWORDS = tuple(ALIASES) + ("order", "score_dtype")
 
 
+def _row(label) -> str:
+    """A row label as users wrote it: numpy scalars (pandas 2 index values) shown as plain Python values."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
+
+
 def _columns_text(frame: pd.DataFrame) -> str:
     names = [str(c) for c in frame.columns]
     shown = ", ".join(repr(n) for n in names[:12])
@@ -155,7 +160,7 @@ def id_array(series: pd.Series, *, role: str, what: str) -> pa.Array | pa.Chunke
         )
     if series.isna().any():
         where = series.index[series.isna().to_numpy()][0]
-        raise InputError(f"The {what} column {series.name!r} has a missing {role} id (row {where!r}).")
+        raise InputError(f"The {what} column {series.name!r} has a missing {role} id (row {_row(where)}).")
     arr = _arrow(series)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         if pa.types.is_integer(arr.type):
@@ -206,7 +211,7 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
     missing = np.isnan(values)
     if missing.any() and not allow_missing:
         where = series.index[missing][0]
-        raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {where!r}).")
+        raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {_row(where)}).")
     bad = ~missing & ((values != np.round(values)) | ~np.isfinite(values))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -214,7 +219,7 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
         fate = f"trec_eval would truncate {value:g} to {int(value)}" if np.isfinite(value) else "trec_eval cannot read it"
         raise InputError(
             f"The relevance column {series.name!r} of the {what} must hold integer grades; found {value:g} "
-            f"(row {series.index[i]!r}). {fate}; rankviz refuses to guess: round or map the grades explicitly."
+            f"(row {_row(series.index[i])}). {fate}; rankviz refuses to guess: round or map the grades explicitly."
         )
     return values
 
@@ -240,7 +245,7 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
-            f"{series.index[i]!r} ({values[i]!r}). Drop or fill them before evaluating."
+            f"{_row(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
         )
     if use == "score":
         if score_dtype == "float32":
@@ -419,11 +424,11 @@ def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
             continue
         if not _is_listlike(value):
             raise InputError(
-                f"The {retrieved!r} column must hold lists of retrieved ids; row {frame.index[i]!r} holds "
+                f"The {retrieved!r} column must hold lists of retrieved ids; row {_row(frame.index[i])} holds "
                 f"{type(value).__name__} {value!r}."
             )
         if isinstance(value, (set, frozenset)):
-            raise InputError(f"The {retrieved!r} column of row {frame.index[i]!r} is a set, which has no order; use a list in rank order.")
+            raise InputError(f"The {retrieved!r} column of row {_row(frame.index[i])} is a set, which has no order; use a list in rank order.")
         lengths[i] = len(value)
     exploded = lists.explode().dropna() if lengths.sum() else pd.Series([], dtype=object)
     row_of = np.repeat(np.arange(len(frame)), lengths)
@@ -443,7 +448,7 @@ def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
         else:
             raise InputError(
                 f"The {relevant!r} column must hold lists/sets of relevant ids or {{id: grade}} dicts; row "
-                f"{frame.index[i]!r} holds {type(value).__name__} {value!r}."
+                f"{_row(frame.index[i])} holds {type(value).__name__} {value!r}."
             )
         q = qids[i]
         if q in seen:
@@ -493,7 +498,7 @@ def _vectors_shape(frame, qrels, rel_name, *, caller, **columns):
         if not _is_listlike(value) or isinstance(value, (set, frozenset)):
             raise InputError(
                 f"The {rel_name!r} column must hold a list of booleans or grades in rank order; row "
-                f"{frame.index[i]!r} holds {type(value).__name__} {value!r}."
+                f"{_row(frame.index[i])} holds {type(value).__name__} {value!r}."
             )
         lengths[i] = len(value)
         flat.extend(value)

@@ -24,10 +24,10 @@ from rankviz import _hashing, _judged
 def _frame(queries, docs, scores, systems=None):
     columns = {}
     if systems is not None:
-        columns["system"] = pd.array(systems, dtype="str")
+        columns["system"] = pd.array(systems, dtype="string[pyarrow]")
     columns.update(
-        query_id=pd.array(queries, dtype="str"),
-        doc_id=pd.array(docs, dtype="str"),
+        query_id=pd.array(queries, dtype="string[pyarrow]"),
+        doc_id=pd.array(docs, dtype="string[pyarrow]"),
         score=np.asarray(scores, dtype=np.float64),
     )
     return pd.DataFrame(columns)
