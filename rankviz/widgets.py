@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import ClosedWorldWarning, IdTypeWarning, InputError
-from ._frame import ALIASES, COLUMN_KEYWORDS
+from ._frame import ALIASES, COLUMN_KEYWORDS, _columns_text, _is_listlike
 from ._validation import check_cutoff, check_int, check_kwargs
 from .evaluation import evaluate, ranked_list
 from .measures import Measure, parse_measure
@@ -68,10 +68,6 @@ def _fmt(value) -> str:
 def _shorten(text: str, length: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= length else text[: max(length - 1, 0)].rstrip() + "\u2026"
-
-
-def _columns_text(frame: pd.DataFrame) -> str:
-    return ", ".join(repr(str(c)) for c in frame.columns) or "none"
 
 
 # ============================================================================ playground
@@ -433,10 +429,6 @@ def _empty_ranked_list() -> pd.DataFrame:
             "relevant": pd.Series([], dtype=bool),
         }
     )
-
-
-def _is_listlike(value) -> bool:
-    return isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Series))
 
 
 class ExplorerModel:
