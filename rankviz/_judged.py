@@ -142,14 +142,20 @@ def judge(
     missing: str = "zero",
     duplicates: str = "error",
     caller: str = "evaluate",
+    with_arrays: bool = False,
     **columns,
-) -> Judged:
-    """Build the canonical :class:`Judged` arrays from a run (any input shape) and optional qrels."""
+):
+    """Build the canonical :class:`Judged` arrays from a run (any input shape) and optional qrels.
+
+    With ``with_arrays=True`` returns ``(Judged, RunArrays)``, for callers that also need the
+    per-row arrays (the tie report) without reading the frame a second time.
+    """
     depth = check_cutoff(depth, caller, name="depth")
     check_choice(missing, "missing", caller, ("zero", "drop", "error"))
     check_choice(duplicates, "duplicates", caller, ("error", "first"))
     run, qj = run_arrays(data, qrels, caller=caller, **columns)
-    return _judge_arrays(run, qj, rel_min=rel_min, depth=depth, duplicates=duplicates, caller=caller)
+    judged = _judge_arrays(run, qj, rel_min=rel_min, depth=depth, duplicates=duplicates, caller=caller)
+    return (judged, run) if with_arrays else judged
 
 
 def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:

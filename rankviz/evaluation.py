@@ -65,12 +65,15 @@ _STATS_OPTIONS = ("n_resamples", "confidence_level", "method", "rng", "batch")
 _OPTIONS = ("depth", "missing", "duplicates", "ties") + COLUMN_KEYWORDS
 
 
-def judge_run(run, qrels=None, *, rel_min: int = 1, caller: str = "evaluate", **options) -> Judged:
-    """Validate the options and build the canonical arrays (shared by every entry point)."""
+def judge_run(run, qrels=None, *, rel_min: int = 1, caller: str = "evaluate", with_arrays: bool = False, **options):
+    """Validate the options and build the canonical arrays (shared by every entry point).
+
+    Returns the :class:`Judged` value, or ``(Judged, RunArrays)`` with ``with_arrays=True``.
+    """
     check_kwargs(options, _OPTIONS, caller)
     options = dict(options)
     check_choice(options.pop("ties", "trec_eval"), "ties", caller, kernels.TIES)
-    return judge(run, qrels, rel_min=rel_min, caller=caller, **options)
+    return judge(run, qrels, rel_min=rel_min, caller=caller, with_arrays=with_arrays, **options)
 
 
 def _index_frame(j: Judged) -> pd.DataFrame:

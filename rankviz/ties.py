@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from . import kernels
-from ._frame import run_arrays
 from ._judged import Judged
 from ._validation import check_cutoff, check_int
 from .measures import parse_measures
@@ -133,10 +132,10 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     measures = parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"])
     measures = [m if m.family == "nDCG" or rel == 1 else m(rel=rel) for m in measures]
     options = {key: value for key, value in options.items() if key != "ties"}
-    j = judge_run(run, qrels, rel_min=min(m.rel for m in measures), caller="tie_report", **options)
+    j, arrays = judge_run(
+        run, qrels, rel_min=min(m.rel for m in measures), caller="tie_report", with_arrays=True, **options
+    )
     keep = _apply_missing(j, options.get("missing", "zero"), "tie_report")
-    columns = {key: value for key, value in options.items() if key in ("query", "doc", "score", "rank", "relevance", "system", "retrieved", "relevant", "n_relevant", "order", "score_dtype")}
-    arrays, _ = run_arrays(run, qrels, caller="tie_report", **columns)
     tied_rows, straddling = _row_ties(arrays, j, k)
     first_tied = _first_relevant_tied(j, rel)
     values = {mode: {m.name: kernels.compute(j, m, mode) for m in measures} for mode in kernels.TIES}
