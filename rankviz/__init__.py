@@ -28,6 +28,7 @@ from ._errors import (
     TiesWarning,
     TrecFormatError,
     UnknownMeasureError,
+    UnknownOptionError,
 )
 from . import stats
 from .evaluation import (
@@ -57,12 +58,17 @@ from .io import (
     write_run,
 )
 from .measures import Measure, parse_measure
+from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .ties import TieReport, tie_report
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapResult",
+    "BootstrapResults",
     "ClosedWorldWarning",
+    "Comparison",
+    "ConfidenceInterval",
     "ColumnError",
     "DegenerateDataWarning",
     "DuplicateError",
@@ -75,6 +81,7 @@ __all__ = [
     "TiesWarning",
     "TrecFormatError",
     "UnknownMeasureError",
+    "UnknownOptionError",
     "bootstrap",
     "compare",
     "evaluate",

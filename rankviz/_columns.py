@@ -17,7 +17,10 @@ import pandas as pd
 
 from ._errors import ColumnError, InputError
 
-__all__ = ["ALIASES", "TEXT_COLUMNS", "Columns", "find_column", "columns_text", "row_label", "is_listlike", "is_missing"]
+__all__ = ["SINGLE_SYSTEM", "ALIASES", "TEXT_COLUMNS", "Columns", "find_column", "columns_text", "row_label", "is_listlike", "is_missing"]
+
+#: the label of a run without a system column, wherever a system is named (tables, results, Series)
+SINGLE_SYSTEM = "run"
 
 #: column role -> names looked for, in order
 ALIASES: dict[str, tuple[str, ...]] = {

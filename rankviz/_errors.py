@@ -19,6 +19,7 @@ __all__ = [
     "DuplicateError",
     "TrecFormatError",
     "UnknownMeasureError",
+    "UnknownOptionError",
     "RankvizWarning",
     "IdTypeWarning",
     "ClosedWorldWarning",
@@ -49,6 +50,10 @@ class TrecFormatError(InputError):
 
 class UnknownMeasureError(InputError):
     """A measure name that rankviz does not know."""
+
+
+class UnknownOptionError(RankvizError, TypeError):
+    """A keyword argument that the function does not take (the message names the closest one)."""
 
 
 class RankvizWarning(UserWarning):

@@ -16,75 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._columns import ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 
-__all__ = ["resolve_long_run", "resolve_qrels", "run_arrays", "RunArrays", "QrelsArrays", "COLUMN_KEYWORDS"]
-
-ALIASES: dict[str, tuple[str, ...]] = {
-    "query": ("query_id", "qid", "query"),
-    "doc": ("doc_id", "docid", "docno"),
-    "score": ("score",),
-    "rank": ("rank",),
-    "relevance": ("relevance", "rel", "label", "grade"),
-    "system": ("system", "run", "tag"),
-    "retrieved": ("retrieved", "retrieved_ids", "results"),
-    "relevant": ("relevant", "relevant_ids", "gold"),
-    "n_relevant": ("n_relevant", "num_rel", "n_rel"),
-}
-
-#: keyword arguments that name columns, accepted by every evaluation call
-COLUMN_KEYWORDS = tuple(ALIASES) + ("order", "score_dtype")
-
-
-def _row(label) -> str:
-    """A row label as users wrote it: numpy scalars (pandas 2 index values) shown as plain Python values."""
-    return repr(label.item() if isinstance(label, np.generic) else label)
-
-
-def _columns_text(frame: pd.DataFrame) -> str:
-    names = [str(c) for c in frame.columns]
-    shown = ", ".join(repr(n) for n in names[:12])
-    return shown + (", ..." if len(names) > 12 else "") if names else "none"
-
-
-def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """Expose named index levels that match a known alias as columns (no data copy under copy-on-write)."""
-    known = {a for names in ALIASES.values() for a in names}
-    levels = [n for n in frame.index.names if n is not None and n in known and n not in frame.columns]
-    return frame.reset_index(level=levels) if levels else frame
-
-
-def _find(frame: pd.DataFrame, role: str, given, *, required: bool, what: str) -> str | None:
-    columns = list(frame.columns)
-    if given is not None:
-        if given not in columns:
-            raise ColumnError(
-                f"The column {given!r} given as {role}= is not in the {what}; its columns are {_columns_text(frame)}."
-            )
-        return given
-    found = [name for name in ALIASES[role] if name in columns]
-    if len(found) > 1:
-        raise ColumnError(
-            f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
-            f"Say which one with {role}={found[0]!r}."
-        )
-    if found:
-        return found[0]
-    if required:
-        names = ", ".join(repr(a) for a in ALIASES[role])
-        raise ColumnError(
-            f"The {what} has no {role} column: looked for {names}; its columns are {_columns_text(frame)}. "
-            f"Name it with {role}='your_column'."
-        )
-    return None
-
+__all__ = ["resolve_long_run", "resolve_qrels", "run_arrays", "RunArrays", "QrelsArrays", "LongColumns", "encode"]
 
 @dataclasses.dataclass(frozen=True)
 class LongColumns:
@@ -99,6 +40,13 @@ class LongColumns:
     system: str | None
 
 
+def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Expose named index levels that match a known alias as columns (no data copy under copy-on-write)."""
+    known = {a for names in ALIASES.values() for a in names}
+    levels = [n for n in frame.index.names if n is not None and n in known and n not in frame.columns]
+    return frame.reset_index(level=levels) if levels else frame
+
+
 def _check_frame(frame, what: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"The {what} must be a pandas DataFrame. Got {type(frame).__name__} instead.")
@@ -107,31 +55,20 @@ def _check_frame(frame, what: str) -> pd.DataFrame:
     return _with_index_columns(frame)
 
 
-def resolve_long_run(
-    frame: pd.DataFrame,
-    *,
-    query=None,
-    doc=None,
-    score=None,
-    rank=None,
-    relevance=None,
-    system=None,
-    need_doc: bool = True,
-    **_ignored,
-) -> LongColumns:
+def resolve_long_run(frame: pd.DataFrame, columns: Columns = Columns(), *, need_doc: bool = True) -> LongColumns:
     """Resolve the columns of a long run frame (shape 1)."""
     frame = _check_frame(frame, "run")
-    q = _find(frame, "query", query, required=True, what="run")
-    d = _find(frame, "doc", doc, required=need_doc, what="run")
-    s = _find(frame, "score", score, required=False, what="run")
-    r = _find(frame, "rank", rank, required=False, what="run")
+    q = find_column(frame, "query", columns.query, required=True, what="run")
+    d = find_column(frame, "doc", columns.doc, required=need_doc, what="run")
+    s = find_column(frame, "score", columns.score, required=False, what="run")
+    r = find_column(frame, "rank", columns.rank, required=False, what="run")
     if s is None and r is None:
         raise ColumnError(
-            f"The run has neither a score nor a rank column; its columns are {_columns_text(frame)}. "
+            f"The run has neither a score nor a rank column; its columns are {columns_text(frame)}. "
             "Name one with score='col' (higher is better) or rank='col' (1 is best)."
         )
-    rel = _find(frame, "relevance", relevance, required=False, what="run")
-    sysc = _find(frame, "system", system, required=False, what="run")
+    rel = find_column(frame, "relevance", columns.relevance, required=False, what="run")
+    sysc = find_column(frame, "system", columns.system, required=False, what="run")
     return LongColumns(frame, q, d, s, r, rel, sysc)
 
 
@@ -160,7 +97,7 @@ def id_array(series: pd.Series, *, role: str, what: str) -> pa.Array | pa.Chunke
         )
     if series.isna().any():
         where = series.index[series.isna().to_numpy()][0]
-        raise InputError(f"The {what} column {series.name!r} has a missing {role} id (row {_row(where)}).")
+        raise InputError(f"The {what} column {series.name!r} has a missing {role} id (row {row_label(where)}).")
     arr = _arrow(series)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         if pa.types.is_integer(arr.type):
@@ -211,7 +148,7 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
     missing = np.isnan(values)
     if missing.any() and not allow_missing:
         where = series.index[missing][0]
-        raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {_row(where)}).")
+        raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {row_label(where)}).")
     bad = ~missing & ((values != np.round(values)) | ~np.isfinite(values))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -219,21 +156,17 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
         fate = f"trec_eval would truncate {value:g} to {int(value)}" if np.isfinite(value) else "trec_eval cannot read it"
         raise InputError(
             f"The relevance column {series.name!r} of the {what} must hold integer grades; found {value:g} "
-            f"(row {_row(series.index[i])}). {fate}; rankviz refuses to guess: round or map the grades explicitly."
+            f"(row {row_label(series.index[i])}). {fate}; rankviz refuses to guess: round or map the grades explicitly."
         )
     return values
 
 
 def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str, caller: str) -> np.ndarray:
     """The ordering key, higher = better: the score, or minus the rank."""
-    use = order
-    if use is None:
-        use = "score" if cols.score is not None else "rank"
-    if use not in ("score", "rank"):
-        raise InputError(f"The 'order' parameter of {caller} must be one of 'score', 'rank' or None. Got {order!r} instead.")
+    use = order or ("score" if cols.score is not None else "rank")
     name = cols.score if use == "score" else cols.rank
     if name is None:
-        raise ColumnError(f"order={use!r} needs a {use} column, and the run has none; its columns are {_columns_text(frame)}.")
+        raise ColumnError(f"order={use!r} needs a {use} column, and the run has none; its columns are {columns_text(frame)}.")
     series = frame[name]
     if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
         raise InputError(
@@ -245,16 +178,10 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
-            f"{_row(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
+            f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
         )
     if use == "score":
-        if score_dtype == "float32":
-            values = values.astype(np.float32).astype(np.float64)
-        elif score_dtype != "float64":
-            raise InputError(
-                f"The 'score_dtype' parameter of {caller} must be one of 'float64', 'float32'. Got {score_dtype!r} instead."
-            )
-        return values
+        return values.astype(np.float32).astype(np.float64) if score_dtype == "float32" else values
     return -values
 
 
@@ -295,20 +222,21 @@ class QrelsArrays:
         return np.asarray(pd.unique(self.query_ids), dtype=object)
 
 
-def resolve_qrels(qrels, *, query=None, doc=None, relevance=None, **_ignored) -> QrelsArrays:
-    """Qrels from a DataFrame, a TREC qrels path or a ``{query: {doc: grade}}`` dict."""
-    if isinstance(qrels, (str, Path)):
-        from .io import read_qrels
+def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArrays:
+    """Qrels from a long DataFrame (query id, doc id, relevance).
 
-        qrels = read_qrels(qrels)
-    elif isinstance(qrels, Mapping):
-        from .io import qrels_from_dict
-
-        qrels = qrels_from_dict(qrels)
+    A column override applies to the qrels only where the qrels have that column
+    (``columns={'query': 'qid'}`` names the run's column; qrels keep ``query_id``).
+    """
     frame = _check_frame(qrels, "qrels")
-    q = _find(frame, "query", query if query in frame.columns else None, required=True, what="qrels")
-    d = _find(frame, "doc", doc if doc in frame.columns else None, required=True, what="qrels")
-    r = _find(frame, "relevance", relevance if relevance in frame.columns else None, required=True, what="qrels")
+
+    def given(role):
+        name = columns.get(role)
+        return name if name in frame.columns else None
+
+    q = find_column(frame, "query", given("query"), required=True, what="qrels")
+    d = find_column(frame, "doc", given("doc"), required=True, what="qrels")
+    r = find_column(frame, "relevance", given("relevance"), required=True, what="qrels")
     grades = grade_array(frame[r], what="qrels", allow_missing=False)
     qids = np.asarray(id_array(frame[q], role="query", what="qrels").to_pylist(), dtype=object)
     dids = np.asarray(id_array(frame[d], role="doc", what="qrels").to_pylist(), dtype=object)
@@ -325,36 +253,37 @@ def resolve_qrels(qrels, *, query=None, doc=None, relevance=None, **_ignored) ->
     return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]))
 
 
-def _is_listlike(value) -> bool:
+def is_listlike(value) -> bool:
     return isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Series))
 
 
 def _first_valid(series: pd.Series):
     for value in series:
-        if value is not None and not (isinstance(value, float) and np.isnan(value)):
+        if not is_missing(value):
             return value
     return None
 
 
-def run_arrays(data, qrels=None, *, caller: str, **columns):
+def run_arrays(data, qrels: pd.DataFrame | None = None, *, caller: str, columns: Columns = Columns(), order=None, score_dtype="float64"):
     """Turn any of the three input shapes into (RunArrays, QrelsArrays or None).
 
+    ``qrels`` is a long DataFrame or None (paths and dicts are read by the caller).
     Returns ``qrels=None`` for closed-world input (judgements only from the rows given).
     """
     if isinstance(data, Mapping) and not isinstance(data, pd.DataFrame):
         data = pd.DataFrame({"query": [str(k) for k in data], "relevance": list(data.values())})
     frame = _check_frame(data, "run")
-    retrieved = _find(frame, "retrieved", columns.get("retrieved"), required=False, what="run")
+    retrieved = find_column(frame, "retrieved", columns.retrieved, required=False, what="run")
     if retrieved is not None:
-        return _lists_shape(frame, qrels, retrieved, caller=caller, **columns)
-    rel_name = _find(frame, "relevance", columns.get("relevance"), required=False, what="run")
-    if rel_name is not None and _is_listlike(_first_valid(frame[rel_name])):
-        return _vectors_shape(frame, qrels, rel_name, caller=caller, **columns)
-    return _long_shape(frame, qrels, caller=caller, **columns)
+        return _lists_shape(frame, qrels, retrieved, caller=caller, columns=columns)
+    rel_name = find_column(frame, "relevance", columns.relevance, required=False, what="run")
+    if rel_name is not None and is_listlike(_first_valid(frame[rel_name])):
+        return _vectors_shape(frame, qrels, rel_name, caller=caller, columns=columns)
+    return _long_shape(frame, qrels, caller=caller, columns=columns, order=order, score_dtype=score_dtype)
 
 
-def _long_shape(frame, qrels, *, caller, order=None, score_dtype="float64", **columns):
-    cols = resolve_long_run(frame, **columns)
+def _long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtype="float64"):
+    cols = resolve_long_run(frame, columns)
     key = key_array(cols.frame, cols, order=order, score_dtype=score_dtype, caller=caller)
     q_codes, q_values = encode(id_array(cols.frame[cols.query], role="query", what="run"))
     docs = id_array(cols.frame[cols.doc], role="doc", what="run")
@@ -365,14 +294,14 @@ def _long_shape(frame, qrels, *, caller, order=None, score_dtype="float64", **co
     grade = None
     judged = None
     if qrels is not None:
-        judged = resolve_qrels(qrels, **columns)
+        judged = resolve_qrels(qrels, columns)
     elif cols.relevance is not None:
         grade = grade_array(cols.frame[cols.relevance], what="run", allow_missing=True)
     else:
         raise InputError(
             f"{caller} needs judgements: pass qrels=... (a DataFrame, a TREC qrels path or a dict), "
             f"or give the run a relevance column ('relevance', 'rel', 'label' or 'grade'); its columns are "
-            f"{_columns_text(cols.frame)}."
+            f"{columns_text(cols.frame)}."
         )
     kind = id_kind(cols.frame[cols.query])
     if judged is not None and judged.kind != kind:
@@ -386,13 +315,12 @@ def _long_shape(frame, qrels, *, caller, order=None, score_dtype="float64", **co
     return run, judged
 
 
-def _system_column(frame, columns):
-    name = _find(frame, "system", columns.get("system"), required=False, what="run")
-    return name
+def _system_column(frame, columns: Columns):
+    return find_column(frame, "system", columns.system, required=False, what="run")
 
 
-def _query_labels(frame: pd.DataFrame, columns) -> pd.Series:
-    name = _find(frame, "query", columns.get("query"), required=False, what="run")
+def _query_labels(frame: pd.DataFrame, columns: Columns) -> pd.Series:
+    name = find_column(frame, "query", columns.query, required=False, what="run")
     if name is not None:
         return frame[name]
     if isinstance(frame.index, pd.RangeIndex):
@@ -401,13 +329,13 @@ def _query_labels(frame: pd.DataFrame, columns) -> pd.Series:
     return pd.Series(frame.index, index=frame.index, name=frame.index.name or "query")
 
 
-def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
+def _lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     if qrels is not None:
         raise InputError(
             f"{caller}: the run holds per-query lists of retrieved ids, so the relevant ids belong in a column of "
             "the same frame (relevant=...); do not also pass qrels=."
         )
-    relevant = _find(frame, "relevant", columns.get("relevant"), required=True, what="run")
+    relevant = find_column(frame, "relevant", columns.relevant, required=True, what="run")
     qlabels = _query_labels(frame, columns)
     sys_name = _system_column(frame, columns)
     qids = np.asarray(id_array(qlabels, role="query", what="run").to_pylist(), dtype=object)
@@ -422,13 +350,13 @@ def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
     for i, value in enumerate(lists):
         if value is None or (isinstance(value, float) and np.isnan(value)):
             continue
-        if not _is_listlike(value):
+        if not is_listlike(value):
             raise InputError(
-                f"The {retrieved!r} column must hold lists of retrieved ids; row {_row(frame.index[i])} holds "
+                f"The {retrieved!r} column must hold lists of retrieved ids; row {row_label(frame.index[i])} holds "
                 f"{type(value).__name__} {value!r}."
             )
         if isinstance(value, (set, frozenset)):
-            raise InputError(f"The {retrieved!r} column of row {_row(frame.index[i])} is a set, which has no order; use a list in rank order.")
+            raise InputError(f"The {retrieved!r} column of row {row_label(frame.index[i])} is a set, which has no order; use a list in rank order.")
         lengths[i] = len(value)
     exploded = lists.explode().dropna() if lengths.sum() else pd.Series([], dtype=object)
     row_of = np.repeat(np.arange(len(frame)), lengths)
@@ -443,12 +371,12 @@ def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
             grades = {}
         elif isinstance(value, Mapping):
             grades = {str(k): v for k, v in value.items()}
-        elif _is_listlike(value):
+        elif is_listlike(value):
             grades = {str(k): 1 for k in value}
         else:
             raise InputError(
                 f"The {relevant!r} column must hold lists/sets of relevant ids or {{id: grade}} dicts; row "
-                f"{_row(frame.index[i])} holds {type(value).__name__} {value!r}."
+                f"{row_label(frame.index[i])} holds {type(value).__name__} {value!r}."
             )
         q = qids[i]
         if q in seen:
@@ -480,7 +408,7 @@ def _lists_shape(frame, qrels, retrieved, *, caller, **columns):
     return run, judged
 
 
-def _vectors_shape(frame, qrels, rel_name, *, caller, **columns):
+def _vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
     if qrels is not None:
         raise InputError(
             f"{caller}: the run holds per-query relevance vectors, which already are the judgements; do not also "
@@ -495,10 +423,10 @@ def _vectors_shape(frame, qrels, rel_name, *, caller, **columns):
     for i, value in enumerate(frame[rel_name]):
         if value is None or (isinstance(value, float) and np.isnan(value)):
             continue
-        if not _is_listlike(value) or isinstance(value, (set, frozenset)):
+        if not is_listlike(value) or isinstance(value, (set, frozenset)):
             raise InputError(
                 f"The {rel_name!r} column must hold a list of booleans or grades in rank order; row "
-                f"{_row(frame.index[i])} holds {type(value).__name__} {value!r}."
+                f"{row_label(frame.index[i])} holds {type(value).__name__} {value!r}."
             )
         lengths[i] = len(value)
         flat.extend(value)
@@ -515,7 +443,7 @@ def _vectors_shape(frame, qrels, rel_name, *, caller, **columns):
     if systems is not None:
         sys_codes, svalues = encode(pa.array(systems[row_of].tolist(), pa.string()))
         sys_tuple = tuple(svalues.tolist())
-    n_rel_name = _find(frame, "n_relevant", columns.get("n_relevant"), required=False, what="run")
+    n_rel_name = find_column(frame, "n_relevant", columns.n_relevant, required=False, what="run")
     n_relevant = None
     if n_rel_name is not None:
         if len(grade) and not np.isin(grade[~np.isnan(grade)], (0.0, 1.0)).all():

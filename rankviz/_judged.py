@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 from ._errors import DuplicateError, InputError
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
 from ._hashing import contiguous_units, repeated_candidates, string_hashes
-from ._validation import check_choice, check_cutoff
+from ._options import EvalOptions
 
 __all__ = ["Judged", "judge"]
 
@@ -133,28 +133,18 @@ def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.expm1(positive * np.log(2.0))
 
 
-def judge(
-    data,
-    qrels=None,
-    *,
-    rel_min: int = 1,
-    depth: int | None = None,
-    missing: str = "zero",
-    duplicates: str = "error",
-    caller: str = "evaluate",
-    with_arrays: bool = False,
-    **columns,
-):
+def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = "evaluate", with_arrays: bool = False):
     """Build the canonical :class:`Judged` arrays from a run (any input shape) and optional qrels.
 
-    With ``with_arrays=True`` returns ``(Judged, RunArrays)``, for callers that also need the
-    per-row arrays (the tie report) without reading the frame a second time.
+    ``qrels`` is a long DataFrame or None (closed world). ``options`` is the call's
+    validated :class:`~rankviz._options.EvalOptions`. With ``with_arrays=True``
+    returns ``(Judged, RunArrays)``, for callers that also need the per-row arrays
+    (the tie report) without reading the frame a second time.
     """
-    depth = check_cutoff(depth, caller, name="depth")
-    check_choice(missing, "missing", caller, ("zero", "drop", "error"))
-    check_choice(duplicates, "duplicates", caller, ("error", "first"))
-    run, qj = run_arrays(data, qrels, caller=caller, **columns)
-    judged = _judge_arrays(run, qj, rel_min=rel_min, depth=depth, duplicates=duplicates, caller=caller)
+    run, qj = run_arrays(
+        data, qrels, caller=caller, columns=options.columns, order=options.order, score_dtype=options.score_dtype
+    )
+    judged = _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller)
     return (judged, run) if with_arrays else judged
 
 

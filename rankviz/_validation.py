@@ -43,7 +43,7 @@ def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
     choices = tuple(choices)
     if value in choices:
         return value
-    shown = ", ".join(repr(c) for c in choices)
+    shown = ", ".join(repr(c) for c in choices if c is not None) + (" or None" if None in choices else "")
     hint = ""
     if isinstance(value, str):
         close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)

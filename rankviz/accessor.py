@@ -17,13 +17,54 @@ every access); every method delegates to a module function.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 
 import pandas as pd
 
-from . import evaluation as _ev
+from . import evaluation, ties
 
 __all__ = ["RankAccessor", "register"]
+
+
+def _delegate(func, name: str | None = None):
+    """A method that calls ``func(frame, ...)``, with ``func``'s signature (minus the frame) and docstring."""
+
+    def method(self, *args, **kwargs):
+        return func(self._frame, *args, **kwargs)
+
+    signature = inspect.signature(func)
+    params = list(signature.parameters.values())
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__signature__ = signature.replace(parameters=[self_param, *params[1:]])
+    method.__name__ = name or func.__name__
+    method.__qualname__ = f"RankAccessor.{method.__name__}"
+    method.__doc__ = func.__doc__
+    return method
+
+
+class _LazyMethod:
+    """Like :func:`_delegate` for a presentation-layer function, imported on first use (no ipywidgets at import)."""
+
+    def __init__(self, module: str, attribute: str):
+        self.module, self.attribute = module, attribute
+
+    def target(self):
+        return getattr(importlib.import_module(self.module), self.attribute)
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self.target())
+
+    @property
+    def __doc__(self):
+        return self.target().__doc__
+
+    def __call__(self, frame, *args, **kwargs):
+        return self.target()(frame, *args, **kwargs)
+
+    def __get__(self, obj, cls=None):
+        return self if obj is None else functools.partial(self, obj._frame)
 
 
 class RankAccessor:
@@ -31,14 +72,16 @@ class RankAccessor:
 
     ``df.rank(...)`` computes pandas' numerical data ranks (see
     :meth:`pandas.DataFrame.rank`); ``df.rank.<method>(...)`` evaluates the frame as
-    a ranked run. The same namespace is available as ``df.rankviz``.
+    a ranked run. The same namespace is available as ``df.rankviz``. Every method
+    is the module function of the same name called with this frame (same
+    signature, same docstring); plots live under ``df.rank.plot``.
 
     Examples
     --------
     >>> import pandas as pd, rankviz
     >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
-    >>> run.rank.mrr(k=10, qrels=qrels)
+    >>> run.rank.mrr(k=10, qrels=qrels).item()
     0.5
     >>> run.rank(method="min")["score"].tolist()
     [2.0, 1.0]
@@ -58,73 +101,26 @@ class RankAccessor:
         parameters = list(inspect.signature(_PANDAS_RANK).parameters.values())[1:]
         return inspect.Signature(parameters)
 
-    # evaluation ---------------------------------------------------------------
-    def mrr(self, k=None, qrels=None, **options):
-        """Mean reciprocal rank at ``k``; see :func:`rankviz.evaluation.mrr`."""
-        return _ev.mrr(self._frame, k, qrels, **options)
-
-    def ndcg(self, k=None, qrels=None, **options):
-        """Mean nDCG at ``k``; see :func:`rankviz.evaluation.ndcg`."""
-        return _ev.ndcg(self._frame, k, qrels, **options)
-
-    def map(self, k=None, qrels=None, **options):
-        """Mean average precision; see :func:`rankviz.evaluation.mean_average_precision`."""
-        return _ev.mean_average_precision(self._frame, k, qrels, **options)
-
-    def recall(self, k, qrels=None, **options):
-        """Mean recall at ``k``; see :func:`rankviz.evaluation.recall`."""
-        return _ev.recall(self._frame, k, qrels, **options)
-
-    def precision(self, k, qrels=None, **options):
-        """Mean precision at ``k``; see :func:`rankviz.evaluation.precision`."""
-        return _ev.precision(self._frame, k, qrels, **options)
-
-    def hit_rate(self, k, qrels=None, **options):
-        """Share of queries with a relevant item in the top ``k``; see :func:`rankviz.evaluation.hit_rate`."""
-        return _ev.hit_rate(self._frame, k, qrels, **options)
-
-    def r_precision(self, qrels=None, **options):
-        """Mean R-precision; see :func:`rankviz.evaluation.r_precision`."""
-        return _ev.r_precision(self._frame, qrels, **options)
-
-    def evaluate(self, measures, qrels=None, **options):
-        """Several measures, per query or per system; see :func:`rankviz.evaluate`."""
-        return _ev.evaluate(self._frame, measures, qrels, **options)
-
-    def first_relevant_rank(self, qrels=None, **options):
-        """Rank of the first relevant item per query; see :func:`rankviz.evaluation.first_relevant_rank`."""
-        return _ev.first_relevant_rank(self._frame, qrels, **options)
-
-    def summary(self, k=10, qrels=None, **options):
-        """The analyst's summary table; see :func:`rankviz.evaluation.summary`."""
-        return _ev.summary(self._frame, k, qrels, **options)
-
-    def bootstrap(self, measures, qrels=None, **options):
-        """Bootstrap confidence intervals of mean measures; see :func:`rankviz.evaluation.bootstrap`."""
-        return _ev.bootstrap(self._frame, measures, qrels, **options)
-
-    def compare(self, baseline, measures, qrels=None, **options):
-        """Paired comparisons against a baseline system; see :func:`rankviz.evaluation.compare`."""
-        return _ev.compare(self._frame, baseline=baseline, measures=measures, qrels=qrels, **options)
-
-    def ties(self, qrels=None, **options):
-        """How much score ties can move each measure; see :func:`rankviz.ties.tie_report`."""
-        from .ties import tie_report
-
-        return tie_report(self._frame, qrels, **options)
-
-    def explore(self, qrels=None, **options):
-        """An ipywidgets per-query debugger; see :func:`rankviz.widgets.explore`."""
-        from . import widgets
-
-        return widgets.explore(self._frame, qrels=qrels, **options)
+    # evaluation: each method is the module function with this frame -----------
+    mrr = _delegate(evaluation.mrr)
+    ndcg = _delegate(evaluation.ndcg)
+    map = _delegate(evaluation.mean_average_precision, "map")
+    recall = _delegate(evaluation.recall)
+    precision = _delegate(evaluation.precision)
+    hit_rate = _delegate(evaluation.hit_rate)
+    r_precision = _delegate(evaluation.r_precision)
+    evaluate = _delegate(evaluation.evaluate)
+    first_relevant_rank = _delegate(evaluation.first_relevant_rank)
+    summary = _delegate(evaluation.summary)
+    bootstrap = _delegate(evaluation.bootstrap)
+    compare = _delegate(evaluation.compare)
+    ties = _delegate(ties.tie_report, "ties")
+    explore = _LazyMethod("rankviz.widgets", "explore")
 
     @property
     def plot(self):
         """Plots of this run (``df.rank.plot.failures(...)``); see :mod:`rankviz.plots`."""
-        from . import plots
-
-        return plots.RunPlots(self._frame)
+        return importlib.import_module("rankviz.plots").RunPlots(self._frame)
 
 
 class _RankDescriptor:

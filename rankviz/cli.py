@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("-M", "--depth", type=int, default=None, help="cut every ranked list to this depth first")
     rep.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade, default 1")
     rep.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-    rep.add_argument("--seed", type=int, default=0, help="random seed for resampling (default 0)")
+    rep.add_argument("--seed", dest="rng", type=int, default=0, help="random seed for resampling, the rng= of the API (default 0)")
     rep.add_argument("--title", help="report title")
     rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
     rep.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -71,12 +71,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _eval(args) -> int:
+    from ._pipeline import with_rel
     from .evaluation import evaluate
     from .io import read_qrels, read_run
     from .measures import parse_measures
 
-    measures = parse_measures(args.measures or DEFAULT_EVAL_MEASURES)
-    measures = [m if m.family == "nDCG" or args.rel == 1 else m(rel=args.rel) for m in measures]
+    measures = with_rel(parse_measures(args.measures or DEFAULT_EVAL_MEASURES), args.rel)
     qrels = read_qrels(args.qrels)
     run = read_run(args.run)
     tag = run["system"].iloc[0]
@@ -111,7 +111,7 @@ def _report(args) -> int:
         raise ValueError("report: no run files given; usage: rankviz report --qrels QRELS RUN [RUN ...]")
     build_report(
         args.qrels, args.runs, output=args.output, topics=args.topics, measures=args.measures, k=args.k,
-        depth=args.depth, rel=args.rel, n_resamples=args.n_resamples, seed=args.seed, title=args.title, quiet=args.quiet,
+        depth=args.depth, rel=args.rel, n_resamples=args.n_resamples, rng=args.rng, title=args.title, quiet=args.quiet,
     )
     return 0
 

@@ -26,7 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError, TrecFormatError
+from ._columns import Columns
+from ._errors import DuplicateError, InputError, TrecFormatError
+from ._frame import resolve_long_run, resolve_qrels
 
 __all__ = [
     "read_run",
@@ -301,7 +303,7 @@ def read_topics(path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query_id", "text"]).astype("str")
 
 
-def write_run(run: pd.DataFrame, path, *, tag: str | None = None, **columns) -> None:
+def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None) -> None:
     """Write a run as a TREC run file, ranked the way trec_eval reads it.
 
     Parameters
@@ -313,8 +315,9 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, **columns) -> 
     path : str or path-like
     tag : str, optional
         The sixth field. Defaults to the system name, else ``"rankviz"``.
-    **columns
-        Column-name overrides: ``query=``, ``doc=``, ``score=``, ``rank=``, ``system=``.
+    columns : dict, optional
+        Column names by role when the defaults and aliases do not find them:
+        ``{'query': ..., 'doc': ..., 'score': ..., 'rank': ..., 'system': ...}``.
 
     Notes
     -----
@@ -322,9 +325,7 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, **columns) -> 
     by doc id descending); the rank field is rewritten to match. Scores are
     written with Python's shortest round-trip representation.
     """
-    from ._frame import resolve_long_run
-
-    cols = resolve_long_run(run, need_doc=True, **columns)
+    cols = resolve_long_run(run, Columns.of(columns, "write_run"), need_doc=True)
     frame = cols.frame
     if cols.system is not None:
         systems = frame[cols.system].astype("str").unique()
@@ -358,25 +359,21 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, **columns) -> 
             handle.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
 
 
-def write_qrels(qrels: pd.DataFrame, path, **columns) -> None:
-    """Write qrels as a TREC qrels file (``query_id 0 doc_id relevance``)."""
-    from ._frame import resolve_qrels
-
-    q = resolve_qrels(qrels, **columns)
+def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
+    """Write qrels as a TREC qrels file (``query_id 0 doc_id relevance``); ``columns`` as for :func:`write_run`."""
+    q = resolve_qrels(qrels, Columns.of(columns, "write_qrels"))
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         for qid, did, rel in zip(q.query_ids, q.doc_ids, q.grades):
             handle.write(f"{qid} 0 {did} {int(rel)}\n")
 
 
-def run_to_dict(run: pd.DataFrame, **columns) -> dict[str, dict[str, float]]:
+def run_to_dict(run: pd.DataFrame, *, columns=None) -> dict[str, dict[str, float]]:
     """Convert a long run to ``{query_id: {doc_id: score}}`` (pytrec_eval, ranx, ir_measures).
 
     With a ``system`` column, returns ``{system: {query_id: {doc_id: score}}}``.
     Duplicate (query, doc) rows are refused rather than silently collapsed.
     """
-    from ._frame import resolve_long_run
-
-    cols = resolve_long_run(run, need_doc=True, **columns)
+    cols = resolve_long_run(run, Columns.of(columns, "run_to_dict"), need_doc=True)
     frame = cols.frame
     if cols.score is not None:
         score = pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
@@ -385,8 +382,6 @@ def run_to_dict(run: pd.DataFrame, **columns) -> dict[str, dict[str, float]]:
     keys = [cols.query, cols.doc] if cols.system is None else [cols.system, cols.query, cols.doc]
     dup = frame.duplicated(subset=keys)
     if dup.any():
-        from ._errors import DuplicateError
-
         row = frame.loc[dup].iloc[0]
         raise DuplicateError(
             f"run_to_dict: the (query, doc) pair ({row[cols.query]!r}, {row[cols.doc]!r}) appears more than once; "
@@ -411,11 +406,9 @@ def run_to_dict(run: pd.DataFrame, **columns) -> dict[str, dict[str, float]]:
     return result
 
 
-def qrels_to_dict(qrels: pd.DataFrame, **columns) -> dict[str, dict[str, int]]:
+def qrels_to_dict(qrels: pd.DataFrame, *, columns=None) -> dict[str, dict[str, int]]:
     """Convert qrels to ``{query_id: {doc_id: relevance}}`` with Python ints (as pytrec_eval requires)."""
-    from ._frame import resolve_qrels
-
-    q = resolve_qrels(qrels, **columns)
+    q = resolve_qrels(qrels, Columns.of(columns, "qrels_to_dict"))
     out: dict[str, dict[str, int]] = {}
     for qid, did, rel in zip(q.query_ids, q.doc_ids, q.grades):
         out.setdefault(str(qid), {})[str(did)] = int(rel)

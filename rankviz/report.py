@@ -154,7 +154,7 @@ def build_report(
     depth: int | None = None,
     rel: int = 1,
     n_resamples: int = 10_000,
-    seed: int = 0,
+    rng: int = 0,
     title: str | None = None,
     quiet: bool = False,
     timeout: int = 1200,
@@ -173,13 +173,15 @@ def build_report(
 
     import nbformat
 
+    from ._pipeline import with_rel
     from .evaluation import evaluate
     from .io import read_qrels, read_run, read_topics
     from .measures import parse_measures
 
     if not runs:
         raise ValueError("report: give at least one run file")
-    measures = [m.name for m in parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", "AP", f"R@{max(k, 100)}", f"P@{k}"])]
+    defaults = [f"RR@{k}", f"nDCG@{k}", "AP", f"R@{max(k, 100)}", f"P@{k}"]
+    measures = [m.name for m in with_rel(parse_measures(measures or defaults), rel)]
     _progress(f"reading qrels {qrels}", quiet)
     judged = read_qrels(qrels)
     names = []
@@ -202,7 +204,7 @@ def build_report(
         "DEPTH": depth,
         "REL": int(rel),
         "N_RESAMPLES": int(n_resamples),
-        "SEED": int(seed),
+        "RNG": int(rng),
         "TITLE": title or "Evaluation report: " + ", ".join(names),
     }
     template = resources.files("rankviz").joinpath("templates/report.ipynb").read_text(encoding="utf-8")

@@ -42,133 +42,31 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ._columns import SINGLE_SYSTEM
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
+from ._tables import PerQueryTable, per_query_table
 from ._validation import check_choice, check_int, check_probability
 from .measures import parse_measure
+from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 
 __all__ = [
     "ConfidenceInterval",
     "BootstrapResult",
+    "BootstrapResults",
+    "Comparison",
     "bootstrap",
     "compare",
     "paired_differences",
     "wilson_interval",
     "holm",
     "benjamini_hochberg",
-    "results_table",
 ]
 
 _SMALL_N = 20
-
-
-class ConfidenceInterval(NamedTuple):
-    """A two-sided interval; unpacks as ``(low, high)``."""
-
-    low: float
-    high: float
-
-
-@dataclasses.dataclass(frozen=True, repr=False)
-class BootstrapResult:
-    """A bootstrap confidence interval of one measure's mean for one system.
-
-    Attributes
-    ----------
-    system : str or None
-    measure : str
-    estimate : float
-        The mean over queries.
-    confidence_interval : ConfidenceInterval
-    standard_error : float
-        Standard deviation of the bootstrap distribution.
-    confidence_level : float
-    method : {'bca', 'percentile'}
-        The method actually used (BCa falls back to percentile where undefined).
-    n_queries, n_resamples : int
-    bootstrap_distribution : ndarray
-        The resampled means (kept, but not shown in the repr).
-    zero_share, zero_share_interval
-        RR measures only: share of queries with RR = 0 and its Wilson interval.
-    nonzero_estimate, nonzero_interval
-        RR measures only: MRR over the queries with RR > 0 and its bootstrap interval.
-    notes : tuple of str
-        What was degenerate or unreliable about the data, if anything.
-    """
-
-    system: str | None
-    measure: str
-    estimate: float
-    confidence_interval: ConfidenceInterval
-    standard_error: float
-    confidence_level: float
-    method: str
-    n_queries: int
-    n_resamples: int
-    bootstrap_distribution: np.ndarray
-    zero_share: float | None = None
-    zero_share_interval: ConfidenceInterval | None = None
-    nonzero_estimate: float | None = None
-    nonzero_interval: ConfidenceInterval | None = None
-    notes: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        low, high = self.confidence_interval
-        level = f"{self.confidence_level:.0%}"
-        who = f"system={self.system!r}, " if self.system is not None else ""
-        text = (
-            f"BootstrapResult({who}measure={self.measure!r}, estimate={self.estimate:.4f}, "
-            f"{level} CI=({low:.4f}, {high:.4f}), standard_error={self.standard_error:.4f}, "
-            f"method={self.method!r}, n_queries={self.n_queries}, n_resamples={self.n_resamples}"
-        )
-        if self.zero_share is not None:
-            zl, zh = self.zero_share_interval
-            nz = "nan" if self.nonzero_estimate is None or math.isnan(self.nonzero_estimate) else f"{self.nonzero_estimate:.4f}"
-            nl, nh = self.nonzero_interval
-            text += f", zero_share={self.zero_share:.4f} ({zl:.4f}, {zh:.4f}), nonzero_estimate={nz} ({nl:.4f}, {nh:.4f})"
-        return text + ")"
-
-    def to_dict(self) -> dict:
-        """The fields as a flat dict (the bootstrap distribution left out)."""
-        row = {
-            "system": self.system,
-            "measure": self.measure,
-            "estimate": self.estimate,
-            "low": self.confidence_interval.low,
-            "high": self.confidence_interval.high,
-            "standard_error": self.standard_error,
-            "confidence_level": self.confidence_level,
-            "method": self.method,
-            "n_queries": self.n_queries,
-            "n_resamples": self.n_resamples,
-        }
-        if self.zero_share is not None:
-            row.update(
-                zero_share=self.zero_share,
-                zero_share_low=self.zero_share_interval.low,
-                zero_share_high=self.zero_share_interval.high,
-                nonzero_estimate=self.nonzero_estimate,
-                nonzero_low=self.nonzero_interval.low,
-                nonzero_high=self.nonzero_interval.high,
-            )
-        return row
-
-
-def results_table(results) -> pd.DataFrame:
-    """A tidy table (system, measure, estimate, low, high, ...) from bootstrap results."""
-    if isinstance(results, BootstrapResult):
-        results = [results]
-    elif isinstance(results, dict):
-        results = list(results.values())
-    rows = [r.to_dict() for r in results]
-    table = pd.DataFrame(rows)
-    if "system" in table and table["system"].isna().all():
-        table = table.drop(columns="system")
-    return table
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -292,24 +190,10 @@ def _bca_or_percentile(theta_hat, theta_b, jackknife, alpha, method):
     return float(low), float(high), method, note
 
 
-def _resolve_table(table: pd.DataFrame, caller: str) -> tuple[pd.DataFrame, str | None, str]:
-    from ._frame import _find
-
-    if not isinstance(table, pd.DataFrame):
-        raise InputError(
-            f"{caller} works on a per-query table (the output of rankviz.evaluate(..., per_query=True)). "
-            f"Got {type(table).__name__} instead."
-        )
-    if len(table) == 0:
-        raise InputError(f"{caller}: the per-query table is empty.")
-    query = _find(table, "query", None, required=True, what="per-query table")
-    system = _find(table, "system", None, required=False, what="per-query table")
-    return table, system, query
-
-
-def _measure_columns(table: pd.DataFrame, measures, caller: str, exclude) -> list[str]:
+def _measure_columns(table: PerQueryTable, measures, caller: str) -> list[str]:
+    """The measure columns asked for (names or aliases such as 'MRR@10'), or every numeric one."""
     if measures is None:
-        names = [c for c in table.columns if c not in exclude and pd.api.types.is_numeric_dtype(table[c])]
+        names = table.numeric_columns()
         if not names:
             raise ColumnError(f"{caller}: the per-query table has no numeric measure columns.")
         return names
@@ -318,13 +202,13 @@ def _measure_columns(table: pd.DataFrame, measures, caller: str, exclude) -> lis
     names = []
     for m in measures:
         name = str(m)
-        if name not in table.columns:
+        if name not in table.frame.columns:
             try:
                 name = parse_measure(m).name
             except InputError:
                 pass
-        if name not in table.columns:
-            present = ", ".join(repr(c) for c in table.columns if c not in exclude)
+        if name not in table.frame.columns:
+            present = ", ".join(repr(c) for c in table.frame.columns if c not in table.id_columns)
             raise ColumnError(
                 f"{caller}: the per-query table has no column for measure {str(m)!r}; it has {present}. "
                 f"Evaluate it first, e.g. rankviz.evaluate(run, [{str(m)!r}], qrels, per_query=True)."
@@ -333,14 +217,11 @@ def _measure_columns(table: pd.DataFrame, measures, caller: str, exclude) -> lis
     return names
 
 
-def _wide(table: pd.DataFrame, system: str | None, query: str, names: list[str]):
-    """{system: DataFrame indexed by query id with the measure columns}."""
-    if system is None:
-        return {None: table.set_index(query)[names]}
-    out = {}
-    for name, part in table.groupby(system, sort=False):
-        out[str(name)] = part.set_index(query)[names]
-    return out
+def _wide(table: PerQueryTable, names: list[str]) -> dict[str, pd.DataFrame]:
+    """{system: DataFrame indexed by query id with the measure columns}; one system "run" without a system column."""
+    if table.system is None:
+        return {SINGLE_SYSTEM: table.frame.set_index(table.query)[names]}
+    return {str(name): part.set_index(table.query)[names] for name, part in table.frame.groupby(table.system, sort=False)}
 
 
 def _warn(notes: list[str], caller: str) -> None:
@@ -350,7 +231,111 @@ def _warn(notes: list[str], caller: str) -> None:
         warn(f"{caller}: " + "; ".join(unique) + ".", DegenerateDataWarning)
 
 
+def _seed(rng) -> int | None:
+    return int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+
+
 # ----------------------------------------------------------------------------- bootstrap
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    n_resamples: int
+    confidence_level: float
+    method: str
+    batch: int | None
+
+    @property
+    def alpha(self) -> float:
+        return (1 - self.confidence_level) / 2
+
+
+def _settings(caller, n_resamples, confidence_level, method, batch) -> _Settings:
+    return _Settings(
+        n_resamples=check_int(n_resamples, "n_resamples", caller, low=1),
+        confidence_level=check_probability(confidence_level, "confidence_level", caller),
+        method=check_choice(str(method).lower(), "method", caller, ("bca", "percentile")),
+        batch=None if batch is None else check_int(batch, "batch", caller, low=1),
+    )
+
+
+def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: _Settings, method_used, notes) -> dict:
+    """RR measures: the zero share with its Wilson interval and the MRR over non-zero queries with its interval."""
+    k = int(nonzero.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio_b = sums_x / sums_nz
+        nz_hat = x.sum() / k if k else math.nan
+        jack_nz = (x.sum() - x) / (k - nonzero) if n > 1 else np.array([np.nan])
+    nz_low, nz_high, _, nz_note = _bca_or_percentile(nz_hat, ratio_b, jack_nz, cfg.alpha, method_used)
+    if k == 0:
+        notes.append("every query has RR = 0: the MRR over non-zero queries is undefined")
+    elif nz_note:
+        notes.append(f"MRR over non-zero queries: {nz_note}")
+    elif np.isnan(ratio_b).any():
+        notes.append(
+            f"{int(np.isnan(ratio_b).sum())} of {cfg.n_resamples} resamples had no query with RR > 0; "
+            "the non-zero MRR interval leaves them out"
+        )
+    return {
+        "zero_share": 1.0 - k / n,
+        "zero_share_interval": wilson_interval(n - k, n, cfg.confidence_level),
+        "nonzero_estimate": nz_hat,
+        "nonzero_interval": ConfidenceInterval(nz_low, nz_high),
+    }
+
+
+def _one_interval(name, measure, columns, col, sums, n, cfg: _Settings) -> BootstrapResult:
+    """The bootstrap result of one system x measure from the shared resampled sums."""
+    x = columns[:, col]
+    notes = []
+    if n < _SMALL_N:
+        notes.append(
+            f"only {n} queries: bootstrap intervals under-cover below about 20 queries "
+            "(percentile worst); report the t-interval too and read the interval as optimistic"
+        )
+    if np.all(x == x[0]):
+        notes.append(f"all {n} queries have the same {measure} ({x[0]:g}); the interval is degenerate")
+    estimate = float(x.mean())
+    theta_b = sums[:, col] / n
+    jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
+    low, high, used, note = _bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
+    if note:
+        notes.append(note)
+    extra = {}
+    if measure.startswith("RR"):
+        extra = _zero_problem(x, columns[:, col + 1], sums[:, col], sums[:, col + 1], n, cfg, used, notes)
+    return BootstrapResult(
+        system=name,
+        measure=measure,
+        estimate=estimate,
+        confidence_interval=ConfidenceInterval(low, high),
+        standard_error=float(np.std(theta_b, ddof=1)) if cfg.n_resamples > 1 else math.nan,
+        confidence_level=cfg.confidence_level,
+        method=used,
+        n_queries=n,
+        n_resamples=cfg.n_resamples,
+        bootstrap_distribution=theta_b,
+        notes=tuple(notes),
+        **extra,
+    )
+
+
+def _group_intervals(wide, members, names, gen, cfg: _Settings, caller) -> list[BootstrapResult]:
+    """Intervals of the systems that share one set of queries, resampled together (paired)."""
+    blocks, layout = [], []
+    for name in members:
+        values = wide[name].to_numpy(dtype=np.float64)
+        if np.isnan(values).any():
+            raise InputError(f"{caller}: the per-query table has missing values (system {name!r}); evaluate with missing='zero' or drop them.")
+        for m_index, measure in enumerate(names):
+            layout.append((name, measure, len(blocks)))
+            blocks.append(values[:, m_index])
+            if measure.startswith("RR"):
+                blocks.append((values[:, m_index] > 0).astype(np.float64))
+    columns = np.column_stack(blocks)
+    n = columns.shape[0]
+    sums = _resampled_sums(columns, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+    return [_one_interval(name, measure, columns, col, sums, n, cfg) for name, measure, col in layout]
 
 
 def bootstrap(
@@ -362,7 +347,7 @@ def bootstrap(
     method: str = "bca",
     rng=None,
     batch: int | None = None,
-):
+) -> BootstrapResults:
     """Bootstrap confidence intervals of mean measures, resampling queries.
 
     Parameters
@@ -381,13 +366,12 @@ def bootstrap(
 
     Returns
     -------
-    BootstrapResult
-        For one measure of a table without systems.
-    dict of {system: BootstrapResult}
-        For one measure of a table with a ``system`` column.
-    DataFrame
-        For several measures: the tidy table (system, measure, estimate, low, high,
-        standard_error, method, ...), one row per system x measure.
+    BootstrapResults
+        Always, whatever the number of systems and measures: index it by
+        ``(system, measure)`` (a table without a system column is the one system
+        ``"run"``), iterate over its :class:`BootstrapResult` values, or call
+        ``.to_frame()`` for the tidy table (system, measure, estimate, ci_low,
+        ci_high, standard_error, method, ...).
 
     Notes
     -----
@@ -400,104 +384,24 @@ def bootstrap(
     --------
     >>> import pandas as pd, rankviz
     >>> table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
-    >>> res = rankviz.stats.bootstrap(table, "RR@10", rng=0)
+    >>> res = rankviz.stats.bootstrap(table, "RR@10", rng=0)["RR@10"]
     >>> round(res.estimate, 4), res.method
     (0.4375, 'bca')
     """
     caller = "bootstrap"
-    n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
-    confidence_level = check_probability(confidence_level, "confidence_level", caller)
-    method = check_choice(str(method).lower(), "method", caller, ("bca", "percentile"))
-    table, system_col, query_col = _resolve_table(table, caller)
-    names = _measure_columns(table, measures, caller, exclude={system_col, query_col})
-    wide = _wide(table, system_col, query_col, names)
+    cfg = _settings(caller, n_resamples, confidence_level, method, batch)
+    resolved = per_query_table(table, caller)
+    names = _measure_columns(resolved, measures, caller)
+    wide = _wide(resolved, names)
     gen = _rng(rng)
-    alpha = (1 - confidence_level) / 2
-    results: list[BootstrapResult] = []
-    notes_all: list[str] = []
-
-    # Systems sharing the same queries are resampled together (paired).
     groups: dict[tuple, list] = {}
     for name, frame in wide.items():
         groups.setdefault(tuple(frame.index), []).append(name)
-    for queries, members in groups.items():
-        n = len(queries)
-        blocks, layout = [], []
-        for name in members:
-            values = wide[name].to_numpy(dtype=np.float64)
-            if np.isnan(values).any():
-                raise InputError(f"{caller}: the per-query table has missing values (system {name!r}); evaluate with missing='zero' or drop them.")
-            for m_index, measure in enumerate(names):
-                x = values[:, m_index]
-                layout.append((name, measure, len(blocks)))
-                blocks.append(x)
-                if measure.startswith("RR"):
-                    blocks.append((x > 0).astype(np.float64))
-        columns = np.column_stack(blocks)
-        sums = _resampled_sums(columns, n_resamples, gen, _batch_size(n, batch))
-        for name, measure, col in layout:
-            x = columns[:, col]
-            notes = []
-            if n < _SMALL_N:
-                notes.append(
-                    f"only {n} queries: bootstrap intervals under-cover below about 20 queries "
-                    "(percentile worst); report the t-interval too and read the interval as optimistic"
-                )
-            if np.all(x == x[0]):
-                notes.append(f"all {n} queries have the same {measure} ({x[0]:g}); the interval is degenerate")
-            estimate = float(x.mean())
-            theta_b = sums[:, col] / n
-            jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
-            low, high, used, note = _bca_or_percentile(estimate, theta_b, jack, alpha, method)
-            if note:
-                notes.append(note)
-            extra = {}
-            if measure.startswith("RR"):
-                nonzero = columns[:, col + 1]
-                k = int(nonzero.sum())
-                extra["zero_share"] = 1.0 - k / n
-                extra["zero_share_interval"] = wilson_interval(n - k, n, confidence_level)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio_b = sums[:, col] / sums[:, col + 1]
-                    nz_hat = x.sum() / k if k else math.nan
-                    jack_nz = (x.sum() - x) / (k - nonzero) if n > 1 else np.array([np.nan])
-                nz_low, nz_high, _, nz_note = _bca_or_percentile(nz_hat, ratio_b, jack_nz, alpha, used)
-                if k == 0:
-                    notes.append("every query has RR = 0: the MRR over non-zero queries is undefined")
-                elif nz_note:
-                    notes.append(f"MRR over non-zero queries: {nz_note}")
-                elif np.isnan(ratio_b).any():
-                    notes.append(
-                        f"{int(np.isnan(ratio_b).sum())} of {n_resamples} resamples had no query with RR > 0; "
-                        "the non-zero MRR interval leaves them out"
-                    )
-                extra["nonzero_estimate"] = nz_hat
-                extra["nonzero_interval"] = ConfidenceInterval(nz_low, nz_high)
-            notes_all.extend(notes)
-            results.append(
-                BootstrapResult(
-                    system=name,
-                    measure=measure,
-                    estimate=estimate,
-                    confidence_interval=ConfidenceInterval(low, high),
-                    standard_error=float(np.std(theta_b, ddof=1)) if n_resamples > 1 else math.nan,
-                    confidence_level=confidence_level,
-                    method=used,
-                    n_queries=n,
-                    n_resamples=n_resamples,
-                    bootstrap_distribution=theta_b,
-                    notes=tuple(notes),
-                    **extra,
-                )
-            )
-    _warn(notes_all, caller)
+    results = [r for members in groups.values() for r in _group_intervals(wide, members, names, gen, cfg, caller)]
+    _warn([n for r in results for n in r.notes], caller)
     order = {name: i for i, name in enumerate(wide)}
     results.sort(key=lambda r: (order[r.system], names.index(r.measure)))
-    if len(names) > 1:
-        return results_table(results)
-    if system_col is None:
-        return results[0]
-    return {r.system: r for r in results}
+    return BootstrapResults(tuple(results))
 
 
 # ----------------------------------------------------------------------------- comparisons
@@ -512,11 +416,11 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
         ``query_id``, ``baseline``, ``system``, ``difference``; only queries present
         for both systems.
     """
-    table, system_col, query_col = _resolve_table(table, "paired_differences")
-    if system_col is None:
+    resolved = per_query_table(table, "paired_differences")
+    if resolved.system is None:
         raise ColumnError("paired_differences needs a per-query table with a system column.")
-    name = _measure_columns(table, [measure], "paired_differences", exclude={system_col, query_col})[0]
-    wide = _wide(table, system_col, query_col, [name])
+    name = _measure_columns(resolved, [measure], "paired_differences")[0]
+    wide = _wide(resolved, [name])
     for who in (system, baseline):
         if str(who) not in wide:
             raise InputError(f"paired_differences: unknown system {who!r}; the table has {', '.join(map(repr, wide))}.")
@@ -524,7 +428,7 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     if joined.empty:
         raise InputError(f"paired_differences: system {system!r} has no queries in common with baseline {baseline!r}.")
     joined["difference"] = joined["system"] - joined["baseline"]
-    joined = joined.reset_index().rename(columns={query_col: "query_id"})
+    joined = joined.reset_index().rename(columns={resolved.query: "query_id"})
     joined = joined.sort_values(["difference", "query_id"], kind="mergesort").reset_index(drop=True)
     joined.attrs["rankviz"] = {"system": str(system), "baseline": str(baseline), "measure": name}
     return joined
@@ -548,6 +452,79 @@ def _randomization_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generat
     return (hits + 1.0) / (n_resamples + 1.0), False
 
 
+def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes) -> dict:
+    """The comparison row of one system x measure from its per-query differences ``d``."""
+    n = len(d)
+    mean = float(d.mean())
+    jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
+    low, high, _, note = _bca_or_percentile(mean, mean_sums / n, jack, cfg.alpha, cfg.method)
+    if note:
+        notes.append(f"{label}: {note}")
+    sd = float(d.std(ddof=1)) if n > 1 else math.nan
+    if n > 1 and sd > 0:
+        half = float(_t_quantile(1 - cfg.alpha, n - 1)) * sd / math.sqrt(n)
+        t_ci = (mean - half, mean + half)
+    else:
+        t_ci = (mean, mean) if n > 1 else (math.nan, math.nan)
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    ties = n - wins - losses
+    if n <= 50 and ties >= 0.5 * n:
+        notes.append(
+            f"{label}: {ties} of {n} queries have identical scores; with many ties "
+            "at n <= 50 the paired t-interval covers better than the bootstrap interval"
+        )
+    if n < _SMALL_N:
+        notes.append(f"only {n} paired queries: intervals and tests have little power and may under-cover")
+    if test == "randomization":
+        p = float(p_random)
+    elif wins + losses == 0:
+        p = 1.0
+        notes.append(f"{label}: every difference is zero; p-value set to 1")
+    elif test == "t":
+        p = float(_t_test_p(d)) if sd > 0 else (0.0 if mean != 0 else 1.0)
+    else:
+        from scipy.stats import wilcoxon
+
+        p = float(wilcoxon(d, zero_method="wilcox").pvalue)
+    return {
+        "n_queries": n,
+        "baseline_mean": float(b.mean()),
+        "system_mean": float(s.mean()),
+        "difference": mean,
+        "ci_low": low,
+        "ci_high": high,
+        "t_ci_low": t_ci[0],
+        "t_ci_high": t_ci[1],
+        "p_value": p,
+        "p_corrected": math.nan,
+        "effect_size": mean / sd if sd and sd > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean)),
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
+    }
+
+
+def _compare_one(name, baseline, base, other, names, gen, cfg: _Settings, test, notes) -> tuple[list[dict], bool]:
+    """Rows of one system against the baseline (every measure), and whether its randomization test was exact."""
+    joined = base.add_suffix("__base").join(other.add_suffix("__sys"), how="inner")
+    if joined.empty:
+        raise InputError(f"compare: system {name!r} has no queries in common with the baseline {baseline!r}.")
+    n = len(joined)
+    b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
+    s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
+    diffs = s_values - b_values
+    sums = _resampled_sums(diffs, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+    p_values, exact = np.full(len(names), np.nan), False
+    if test == "randomization":
+        p_values, exact = _randomization_p(diffs, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+    rows = []
+    for i, measure in enumerate(names):
+        label = f"{name} vs {baseline}, {measure}"
+        row = _paired_row(diffs[:, i], b_values[:, i], s_values[:, i], sums[:, i], cfg, test, p_values[i], label, notes)
+        rows.append({"system": name, "baseline": baseline, "measure": measure, **row})
+    return rows, exact
+
+
 def compare(
     table: pd.DataFrame,
     *,
@@ -560,7 +537,7 @@ def compare(
     method: str = "bca",
     rng=None,
     batch: int | None = None,
-) -> pd.DataFrame:
+) -> Comparison:
     """Paired comparisons of every system against a baseline, per measure.
 
     Parameters
@@ -586,12 +563,14 @@ def compare(
 
     Returns
     -------
-    DataFrame
-        One row per system x measure: ``system``, ``baseline``, ``measure``,
-        ``n_queries``, ``baseline_mean``, ``system_mean``, ``difference``,
-        ``ci_low``/``ci_high`` (paired bootstrap), ``t_ci_low``/``t_ci_high``
-        (paired t), ``p_value``, ``p_corrected``, ``effect_size`` (d_z),
-        ``wins``, ``ties``, ``losses``.
+    Comparison
+        ``.table`` has one row per system x measure: ``system``, ``baseline``,
+        ``measure``, ``n_queries``, ``baseline_mean``, ``system_mean``,
+        ``difference`` (system - baseline), ``ci_low``/``ci_high`` (paired
+        bootstrap), ``t_ci_low``/``t_ci_high`` (paired t), ``p_value``,
+        ``p_corrected``, ``effect_size`` (d_z), ``wins``, ``ties``, ``losses``; the
+        result also records the test, correction, interval method, seed and which
+        randomization p-values were exact.
 
     Notes
     -----
@@ -600,19 +579,17 @@ def compare(
     every judged query is present for every system).
     """
     caller = "compare"
-    n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
-    confidence_level = check_probability(confidence_level, "confidence_level", caller)
+    cfg = _settings(caller, n_resamples, confidence_level, method, batch)
     test = check_choice(test, "test", caller, ("randomization", "t", "wilcoxon"))
     correction = check_choice(correction, "correction", caller, ("holm", "bh", None))
-    method = check_choice(str(method).lower(), "method", caller, ("bca", "percentile"))
-    table, system_col, query_col = _resolve_table(table, caller)
-    if system_col is None:
+    resolved = per_query_table(table, caller)
+    if resolved.system is None:
         raise ColumnError(
             "compare needs several systems: a per-query table with a 'system' column, or a run frame with one "
             "(df.rank.compare), or a dict of runs (rankviz.compare)."
         )
-    names = _measure_columns(table, measures, caller, exclude={system_col, query_col})
-    wide = _wide(table, system_col, query_col, names)
+    names = _measure_columns(resolved, measures, caller)
+    wide = _wide(resolved, names)
     baseline = str(baseline)
     if baseline not in wide:
         raise InputError(f"compare: unknown baseline {baseline!r}; the systems are {', '.join(map(repr, wide))}.")
@@ -620,94 +597,18 @@ def compare(
     if not others:
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
     gen = _rng(rng)
-    alpha = (1 - confidence_level) / 2
-    rows, notes_all, exact_systems = [], [], []
-    base = wide[baseline]
+    rows, notes, exact_systems = [], [], []
     for name in others:
-        joined = base.add_suffix("__base").join(wide[name].add_suffix("__sys"), how="inner")
-        if joined.empty:
-            raise InputError(f"compare: system {name!r} has no queries in common with the baseline {baseline!r}.")
-        n = len(joined)
-        b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
-        s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
-        diffs = s_values - b_values
-        sums = _resampled_sums(diffs, n_resamples, gen, _batch_size(n, batch))
-        if test == "randomization":
-            p_values, exact = _randomization_p(diffs, n_resamples, gen, _batch_size(n, batch))
-            if exact:
-                exact_systems.append(name)
-        for i, measure in enumerate(names):
-            d = diffs[:, i]
-            notes = []
-            mean = float(d.mean())
-            jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
-            low, high, _, note = _bca_or_percentile(mean, sums[:, i] / n, jack, alpha, method)
-            if note:
-                notes.append(f"{name} vs {baseline}, {measure}: {note}")
-            sd = float(d.std(ddof=1)) if n > 1 else math.nan
-            if n > 1 and sd > 0:
-                half = float(_t_quantile(1 - alpha, n - 1)) * sd / math.sqrt(n)
-                t_ci = (mean - half, mean + half)
-            else:
-                t_ci = (mean, mean) if n > 1 else (math.nan, math.nan)
-            wins, losses = int((d > 0).sum()), int((d < 0).sum())
-            ties = n - wins - losses
-            if n <= 50 and ties >= 0.5 * n:
-                notes.append(
-                    f"{name} vs {baseline}, {measure}: {ties} of {n} queries have identical scores; with many ties "
-                    "at n <= 50 the paired t-interval covers better than the bootstrap interval"
-                )
-            if n < _SMALL_N:
-                notes.append(f"only {n} paired queries: intervals and tests have little power and may under-cover")
-            if test == "randomization":
-                p = float(p_values[i])
-            elif wins + losses == 0:
-                p = 1.0
-                notes.append(f"{name} vs {baseline}, {measure}: every difference is zero; p-value set to 1")
-            elif test == "t":
-                p = float(_t_test_p(d)) if sd > 0 else (0.0 if mean != 0 else 1.0)
-            else:
-                from scipy.stats import wilcoxon
-
-                p = float(wilcoxon(d, zero_method="wilcox").pvalue)
-            rows.append(
-                {
-                    "system": name,
-                    "baseline": baseline,
-                    "measure": measure,
-                    "n_queries": n,
-                    "baseline_mean": float(b_values[:, i].mean()),
-                    "system_mean": float(s_values[:, i].mean()),
-                    "difference": mean,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "t_ci_low": t_ci[0],
-                    "t_ci_high": t_ci[1],
-                    "p_value": p,
-                    "p_corrected": math.nan,
-                    "effect_size": mean / sd if sd and sd > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean)),
-                    "wins": wins,
-                    "ties": ties,
-                    "losses": losses,
-                }
-            )
-            notes_all.extend(notes)
+        part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, gen, cfg, test, notes)
+        rows.extend(part)
+        if exact:
+            exact_systems.append(name)
     result = pd.DataFrame(rows)
     p = result["p_value"].to_numpy()
-    if correction == "holm":
-        result["p_corrected"] = holm(p)
-    elif correction == "bh":
-        result["p_corrected"] = benjamini_hochberg(p)
-    else:
-        result["p_corrected"] = p
-    result.attrs["rankviz"] = {
-        "test": test,
-        "correction": correction,
-        "method": method,
-        "confidence_level": confidence_level,
-        "n_resamples": n_resamples,
-        # systems whose randomization p-values enumerate all 2**n sign flips (exact, no +1 correction)
-        "exact_randomization": exact_systems,
-    }
-    _warn(notes_all, caller)
-    return result
+    result["p_corrected"] = holm(p) if correction == "holm" else benjamini_hochberg(p) if correction == "bh" else p
+    _warn(notes, caller)
+    return Comparison(
+        table=result, baseline=baseline, test=test, correction=correction, method=cfg.method,
+        confidence_level=cfg.confidence_level, n_resamples=cfg.n_resamples, rng=_seed(rng),
+        exact_randomization=tuple(exact_systems), notes=tuple(dict.fromkeys(notes)),
+    )

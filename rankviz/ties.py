@@ -18,6 +18,8 @@ import pandas as pd
 
 from . import kernels
 from ._judged import Judged
+from ._options import EvalOptions, with_eval_options
+from ._pipeline import judge_run, kept_cells, system_cells, system_names, with_rel
 from ._validation import check_cutoff, check_int
 from .measures import parse_measures
 
@@ -90,7 +92,8 @@ def _first_relevant_tied(j: Judged, rel: int) -> np.ndarray:
     return out
 
 
-def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10, rel: int = 1, **options) -> TieReport:
+@with_eval_options(exclude=("ties",))
+def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10, options: EvalOptions) -> TieReport:
     """How much score ties can move each measure, per system and for the worst queries.
 
     Parameters
@@ -104,17 +107,15 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
         Default: ``RR@k``, ``nDCG@k``, ``P@k``, ``R@k``, ``AP``.
     n_worst : int, default 10
         How many queries to list, largest spread first.
-    rel : int, default 1
-    **options
-        Evaluation options (``depth``, ``missing``, column names, ...).
 
     Returns
     -------
     TieReport
-        ``summary``: one row per system with ``queries``, ``queries with ties``,
-        ``tied rows``, ``tie groups straddling rank k``, ``queries whose first
-        relevant item is tied``, and per measure the trec_eval, pessimistic,
-        expected and optimistic means and their spread. ``worst_queries``: the
+        ``summary``: one row per system with ``n_queries``, ``n_queries_with_ties``,
+        ``n_tied_rows``, ``n_tie_groups_straddling_<k>``,
+        ``n_queries_first_relevant_tied``, and per measure the means under every tie
+        mode (``<measure>_trec_eval``, ``_pessimistic``, ``_expected``,
+        ``_optimistic``) and their ``<measure>_spread``. ``worst_queries``: the
         (system, query) pairs with the largest spread of any measure.
 
     Examples
@@ -122,61 +123,60 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     >>> import pandas as pd, rankviz
     >>> run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
     >>> report = rankviz.tie_report(run, {"q": {"b": 1}}, k=1)
-    >>> float(report.summary.loc["run", "RR@1 spread"])
+    >>> float(report.summary.loc["run", "RR@1_spread"])
     1.0
     """
-    from .evaluation import judge_run, _apply_missing
-
     k = check_cutoff(k, "tie_report", allow_none=False)
     n_worst = check_int(n_worst, "n_worst", "tie_report", low=0)
-    measures = parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"])
-    measures = [m if m.family == "nDCG" or rel == 1 else m(rel=rel) for m in measures]
-    options = {key: value for key, value in options.items() if key != "ties"}
-    j, arrays = judge_run(
-        run, qrels, rel_min=min(m.rel for m in measures), caller="tie_report", with_arrays=True, **options
-    )
-    keep = _apply_missing(j, options.get("missing", "zero"), "tie_report")
+    rel = 1 if options.rel is None else options.rel
+    measures = with_rel(parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"]), options.rel)
+    j, arrays = judge_run(run, qrels, options, rel_min=min(m.rel for m in measures), caller="tie_report", with_arrays=True)
+    keep = kept_cells(j, options.missing, "tie_report")
     tied_rows, straddling = _row_ties(arrays, j, k)
     first_tied = _first_relevant_tied(j, rel)
     values = {mode: {m.name: kernels.compute(j, m, mode) for m in measures} for mode in kernels.TIES}
 
-    names = j.systems if j.systems is not None else ("run",)
+    summary = _tie_summary(j, keep, k, measures, values, tied_rows, straddling, first_tied)
+    return TieReport(summary, _worst_queries(j, keep, measures, values, tied_rows, n_worst))
+
+
+def _tie_summary(j: Judged, keep, k, measures, values, tied_rows, straddling, first_tied) -> pd.DataFrame:
+    """One row per system: tie counts, and each measure under every tie mode with its spread."""
     rows = []
-    for s, name in enumerate(names):
-        cells = np.arange(s * j.n_queries, (s + 1) * j.n_queries)
-        cells = cells[keep[cells]]
+    for _, cells in system_cells(j, keep):
         row = {
-            "queries": len(cells),
-            "queries with ties": int((tied_rows[cells] > 0).sum()),
-            "tied rows": int(tied_rows[cells].sum()),
-            f"tie groups straddling rank {k}": int(straddling[cells].sum()),
-            "queries whose first relevant item is tied": int(first_tied[cells].sum()),
+            "n_queries": len(cells),
+            "n_queries_with_ties": int((tied_rows[cells] > 0).sum()),
+            "n_tied_rows": int(tied_rows[cells].sum()),
+            f"n_tie_groups_straddling_{k}": int(straddling[cells].sum()),
+            "n_queries_first_relevant_tied": int(first_tied[cells].sum()),
         }
         for m in measures:
             means = {mode: float(values[mode][m.name][cells].mean()) if len(cells) else np.nan for mode in kernels.TIES}
-            row[f"{m.name} trec_eval"] = means["trec_eval"]
-            row[f"{m.name} pessimistic"] = means["pessimistic"]
-            row[f"{m.name} expected"] = means["expected"]
-            row[f"{m.name} optimistic"] = means["optimistic"]
-            row[f"{m.name} spread"] = means["optimistic"] - means["pessimistic"]
+            for mode in ("trec_eval", "pessimistic", "expected", "optimistic"):
+                row[f"{m.name}_{mode}"] = means[mode]
+            row[f"{m.name}_spread"] = means["optimistic"] - means["pessimistic"]
         rows.append(row)
-    summary = pd.DataFrame(rows, index=pd.Index(list(names), name="system", dtype="str"))
+    return pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
 
+
+def _worst_queries(j: Judged, keep, measures, values, tied_rows, n_worst: int) -> pd.DataFrame:
+    """The (system, query) pairs whose measures tie order can move most, largest spread first."""
     worst = pd.DataFrame(
         {
-            "system": np.repeat(np.asarray(names, dtype=object), j.n_queries),
+            "system": np.repeat(np.asarray(system_names(j), dtype=object), j.n_queries),
             "query_id": np.tile(j.queries, j.n_systems),
         }
     )
     for m in measures:
-        worst[f"{m.name} spread"] = values["optimistic"][m.name] - values["pessimistic"][m.name]
-    worst["tied rows"] = tied_rows.astype(np.int64)
+        worst[f"{m.name}_spread"] = values["optimistic"][m.name] - values["pessimistic"][m.name]
+    worst["n_tied_rows"] = tied_rows.astype(np.int64)
     worst = worst[keep]
-    spread_cols = [f"{m.name} spread" for m in measures]
+    spread_cols = [f"{m.name}_spread" for m in measures]
     worst = worst.assign(_max=worst[spread_cols].max(axis=1))
     worst = worst[worst["_max"] > 0].sort_values(["_max", "system", "query_id"], ascending=[False, True, True], kind="mergesort")
     worst = worst.drop(columns="_max").head(n_worst).reset_index(drop=True)
     if j.systems is None:
         worst = worst.drop(columns="system")
     worst["query_id"] = worst["query_id"].astype("str")
-    return TieReport(summary, worst)
+    return worst

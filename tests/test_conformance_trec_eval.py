@@ -94,11 +94,11 @@ def test_cacm_known_p30(tmp_path):
     """Anserini's test asserts trec_eval -m P.30 prints 0.1942 on CACM; 12 run queries have no qrels."""
     run = rankviz.read_run(shared_path("cacm", "cacm-bm25.run"))
     qrels = rankviz.read_qrels(shared_path("cacm", "qrels.cacm.txt"))
-    value = run.rank.precision(30, qrels=qrels)
-    assert round(float(value.iloc[0]), 4) == 0.1942
+    value = run.rank.precision(30, qrels=qrels).item()
+    assert round(value, 4) == 0.1942
     summary = run.rank.summary(k=10, qrels=qrels)
-    assert summary["unjudged in run"].iloc[0] == 12
-    assert summary["queries evaluated"].iloc[0] == 52
+    assert summary["n_unjudged_in_run"].iloc[0] == 12
+    assert summary["n_queries"].iloc[0] == 52
 
 
 def test_trec_eval_file_order_is_not_rank_order(trec_eval_dir):

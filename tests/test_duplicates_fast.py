@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import rankviz
 from rankviz import _hashing, _judged
+from rankviz._options import EvalOptions
 
 
 def _frame(queries, docs, scores, systems=None):
@@ -169,7 +170,7 @@ def test_error_names_examples_and_counts_repeated_rows():
 def test_first_keeps_highest_score_then_first_occurrence():
     # 'a' twice: the second row scores higher and must win; 'b' twice with equal scores: the first row wins.
     run = _frame(["q"] * 5, ["a", "b", "a", "b", "c"], [1.0, 2.0, 5.0, 2.0, 3.0])
-    judged = _judged.judge(run, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), duplicates="first")
+    judged = _judged.judge(run, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), EvalOptions(duplicates="first"))
     assert judged.num_ret.tolist() == [3]
     assert judged.hit_rank.tolist() == [1]
 
@@ -308,14 +309,14 @@ def test_rank_search_fallback_agrees_with_the_block_search(run, data):
         [(q, d, data.draw(st.integers(0, 3))) for q in sorted(set(run["query_id"])) for d in judged],
         columns=["query_id", "doc_id", "relevance"],
     )
-    blocks = _judged.judge(run, qrels)
+    blocks = _judged.judge(run, qrels, EvalOptions())
     saved = _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE
     calls = []
     original = _judged._place_rows_search
     try:
         _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE = -1, 0
         _judged._place_rows_search = lambda *args: calls.append(1) or original(*args)
-        search = _judged.judge(run, qrels)
+        search = _judged.judge(run, qrels, EvalOptions())
     finally:
         _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE = saved
         _judged._place_rows_search = original

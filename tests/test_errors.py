@@ -22,18 +22,28 @@ def qrels():
 
 def test_missing_query_column(qrels):
     run = pd.DataFrame({"topic": ["q1"], "doc_id": ["a"], "score": [1.0]})
-    with pytest.raises(rankviz.ColumnError, match=r"no query column: looked for 'query_id', 'qid', 'query'; its columns are 'topic', 'doc_id', 'score'\. Name it with query="):
+    with pytest.raises(rankviz.ColumnError, match=r"no query column: looked for 'query_id', 'qid', 'query'; its columns are 'topic', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}"):
         run.rank.mrr(qrels=qrels)
 
 
 def test_override_column_must_exist(run, qrels):
-    with pytest.raises(rankviz.ColumnError, match=r"The column 'sc' given as score= is not in the run"):
+    with pytest.raises(rankviz.ColumnError, match=r"The column 'sc' given as columns=\{'score': 'sc'\} is not in the run"):
+        run.rank.mrr(qrels=qrels, columns={"score": "sc"})
+
+
+def test_old_style_column_keyword_points_to_columns(run, qrels):
+    with pytest.raises(rankviz.UnknownOptionError, match=r"unexpected keyword argument 'score'\. Column names go in one mapping: columns=\{'score': 'your_column'\}"):
         run.rank.mrr(qrels=qrels, score="sc")
+
+
+def test_unknown_column_role(run, qrels):
+    with pytest.raises(rankviz.InputError, match=r"The 'columns' parameter of mrr has an unknown role 'querry'\. Did you mean 'query'\?"):
+        run.rank.mrr(qrels=qrels, columns={"querry": "q"})
 
 
 def test_ambiguous_columns(qrels):
     run = pd.DataFrame({"query_id": ["q1"], "qid": ["q1"], "doc_id": ["a"], "score": [1.0]})
-    with pytest.raises(rankviz.ColumnError, match=r"several columns that could be the query column: 'query_id', 'qid'\. Say which one with query='query_id'"):
+    with pytest.raises(rankviz.ColumnError, match=r"several columns that could be the query column: 'query_id', 'qid'\. Say which one with columns=\{'query': 'query_id'\}"):
         run.rank.mrr(qrels=qrels)
 
 
@@ -74,7 +84,7 @@ def test_float_grade_says_what_happens_to_1_5(run):
 
 def test_integral_float_grades_are_fine(run):
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "x"], "relevance": [1.0, 0.0]})
-    assert run.rank.mrr(qrels=qrels) == 0.25
+    assert run.rank.mrr(qrels=qrels).item() == 0.25
 
 
 def test_missing_grade_in_qrels(run):

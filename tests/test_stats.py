@@ -31,7 +31,7 @@ def _table(values, measure="RR@10", system=None):
 def test_interval_agrees_with_scipy_bootstrap(method, zero_share):
     rng = np.random.default_rng(11)
     x = _rr_sample(200, zero_share, rng)
-    ours = stats.bootstrap(_table(x), "RR@10", n_resamples=10_000, method=method, rng=1)
+    ours = stats.bootstrap(_table(x), "RR@10", n_resamples=10_000, method=method, rng=1)["RR@10"]
     theirs = sps.bootstrap((x,), np.mean, n_resamples=10_000, method=method, rng=2)
     width = theirs.confidence_interval.high - theirs.confidence_interval.low
     # Monte Carlo SD of an endpoint at 10,000 resamples is about 0.7% of the width; allow ~5 SD of the difference.
@@ -52,7 +52,7 @@ def test_randomization_p_agrees_with_scipy_permutation_test():
         (better, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
         n_resamples=10_000, rng=4, vectorized=True,
     )
-    assert abs(ours["p_value"].iloc[0] - theirs.pvalue) < 0.012  # p-value Monte Carlo SE ~0.003 at these values
+    assert abs(ours.table["p_value"].iloc[0] - theirs.pvalue) < 0.012  # p-value Monte Carlo SE ~0.003 at these values
 
 
 def test_exact_randomization_for_small_n_equals_scipy_exact():
@@ -63,19 +63,19 @@ def test_exact_randomization_for_small_n_equals_scipy_exact():
         ours = stats.compare(table, baseline="a", correction=None, n_resamples=10_000, rng=0)
     theirs = sps.permutation_test((d_sys, d_base), lambda x, y, axis: np.mean(x - y, axis=axis),
                                   permutation_type="samples", n_resamples=10_000, vectorized=True)
-    assert ours["p_value"].iloc[0] == pytest.approx(theirs.pvalue, abs=1e-12)
+    assert ours.table["p_value"].iloc[0] == pytest.approx(theirs.pvalue, abs=1e-12)
 
 
 def test_t_test_and_interval_match_scipy():
     rng = np.random.default_rng(8)
     a, b = rng.random(60), rng.random(60)
     table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
-    res = stats.compare(table, baseline="a", test="t", correction=None, n_resamples=2000, rng=0).iloc[0]
+    res = stats.compare(table, baseline="a", test="t", correction=None, n_resamples=2000, rng=0).table.iloc[0]
     t = sps.ttest_rel(b, a)
     ci = t.confidence_interval(0.95)
     assert res["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
     assert (res["t_ci_low"], res["t_ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)
-    w = stats.compare(table, baseline="a", test="wilcoxon", correction=None, n_resamples=2000, rng=0).iloc[0]
+    w = stats.compare(table, baseline="a", test="wilcoxon", correction=None, n_resamples=2000, rng=0).table.iloc[0]
     assert w["p_value"] == pytest.approx(sps.wilcoxon(b - a).pvalue, rel=1e-9)
     assert res["effect_size"] == pytest.approx((b - a).mean() / (b - a).std(ddof=1))
     assert res["wins"] + res["ties"] + res["losses"] == 60
@@ -98,7 +98,7 @@ def test_wilson_interval_known_values():
 def test_zero_problem_identity_and_intervals():
     rng = np.random.default_rng(2)
     x = _rr_sample(300, 0.3, rng)
-    res = stats.bootstrap(_table(x), "RR@10", rng=0)
+    res = stats.bootstrap(_table(x), "RR@10", rng=0)["RR@10"]
     assert res.zero_share == pytest.approx((x == 0).mean())
     assert res.nonzero_estimate == pytest.approx(x[x > 0].mean())
     assert res.estimate == pytest.approx((1 - res.zero_share) * res.nonzero_estimate)
@@ -121,9 +121,9 @@ def test_paired_bootstrap_uses_same_resamples_for_all_systems():
 def test_several_measures_give_tidy_table():
     rng = np.random.default_rng(6)
     table = pd.DataFrame({"query_id": [f"q{i}" for i in range(50)], "RR@10": _rr_sample(50, 0.3, rng), "nDCG@10": rng.random(50)})
-    tidy = stats.bootstrap(table, ["RR@10", "nDCG@10"], rng=0, n_resamples=2000)
+    tidy = stats.bootstrap(table, ["RR@10", "nDCG@10"], rng=0, n_resamples=2000).to_frame()
     assert list(tidy["measure"]) == ["RR@10", "nDCG@10"]
-    assert {"estimate", "low", "high", "standard_error", "method", "n_queries", "n_resamples"} <= set(tidy.columns)
+    assert {"estimate", "ci_low", "ci_high", "standard_error", "method", "n_queries", "n_resamples"} <= set(tidy.columns)
 
 
 def test_pairing_is_by_query_id_not_row_order():
@@ -133,8 +133,8 @@ def test_pairing_is_by_query_id_not_row_order():
     shuffled = table.sample(frac=1.0, random_state=1).reset_index(drop=True)
     first = stats.compare(table, baseline="a", rng=0, n_resamples=3000)
     second = stats.compare(shuffled.sort_values("query_id", key=lambda s: s.str.len()), baseline="a", rng=0, n_resamples=3000)
-    assert first["difference"].iloc[0] == pytest.approx(second["difference"].iloc[0])
-    assert first["wins"].iloc[0] == second["wins"].iloc[0]
+    assert first.table["difference"].iloc[0] == pytest.approx(second.table["difference"].iloc[0])
+    assert first.table["wins"].iloc[0] == second.table["wins"].iloc[0]
 
 
 def test_compare_on_runs_dict_equals_frame_with_system_column():
@@ -145,28 +145,29 @@ def test_compare_on_runs_dict_equals_frame_with_system_column():
     both = run[run.system.isin(["bm25", "tfidf"])]
     a = rankviz.compare(runs, baseline="bm25", measures=["RR@10", "nDCG@10"], qrels=qrels, rng=0, n_resamples=2000)
     b = both.rank.compare("bm25", ["RR@10", "nDCG@10"], qrels=qrels, rng=0, n_resamples=2000)
-    pd.testing.assert_frame_equal(a, b)
-    assert (a["p_corrected"] >= a["p_value"]).all()
-    assert set(a["measure"]) == {"RR@10", "nDCG@10"}
+    pd.testing.assert_frame_equal(a.table, b.table)
+    assert (a.table["p_corrected"] >= a.table["p_value"]).all()
+    assert set(a.table["measure"]) == {"RR@10", "nDCG@10"}
+    assert (a.test, a.correction, a.rng, a.baseline) == ("randomization", "holm", 0, "bm25")
 
 
 def test_degenerate_all_zero():
     with pytest.warns(rankviz.DegenerateDataWarning, match="every query has RR = 0"):
-        res = stats.bootstrap(_table(np.zeros(40)), "RR@10", rng=0)
+        res = stats.bootstrap(_table(np.zeros(40)), "RR@10", rng=0)["RR@10"]
     assert res.estimate == 0 and tuple(res.confidence_interval) == (0.0, 0.0)
     assert res.method == "percentile" and res.zero_share == 1.0
 
 
 def test_constant_sample_falls_back_to_percentile():
     with pytest.warns(rankviz.DegenerateDataWarning, match="BCa is undefined"):
-        res = stats.bootstrap(_table(np.full(30, 0.5), "AP"), "AP", rng=0)
+        res = stats.bootstrap(_table(np.full(30, 0.5), "AP"), "AP", rng=0)["AP"]
     assert res.method == "percentile" and tuple(res.confidence_interval) == (0.5, 0.5)
     assert any("same AP" in note for note in res.notes)
 
 
 def test_small_n_warns():
     with pytest.warns(rankviz.DegenerateDataWarning, match="only 8 queries"):
-        stats.bootstrap(_table(np.linspace(0, 1, 8), "AP"), "AP", rng=0)
+        stats.bootstrap(_table(np.linspace(0, 1, 8), "AP"), "AP", rng=0)["AP"]
 
 
 def test_many_identical_paired_scores_warns():
@@ -177,14 +178,14 @@ def test_many_identical_paired_scores_warns():
     table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
     with pytest.warns(rankviz.DegenerateDataWarning, match="30 of 40 queries have identical scores"):
         res = stats.compare(table, baseline="a", rng=0, n_resamples=2000)
-    assert res["ties"].iloc[0] == 30
+    assert res.table["ties"].iloc[0] == 30
 
 
 def test_no_warnings_on_healthy_data():
     rng = np.random.default_rng(12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        stats.bootstrap(_table(_rr_sample(200, 0.3, rng)), "RR@10", rng=0, n_resamples=2000)
+        stats.bootstrap(_table(_rr_sample(200, 0.3, rng)), "RR@10", rng=0, n_resamples=2000)["RR@10"]
 
 
 @pytest.mark.parametrize(
@@ -224,6 +225,6 @@ def test_compare_errors():
 
 def test_bootstrap_is_reproducible_with_rng():
     x = _table(np.random.default_rng(0).random(50), "AP")
-    a = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)
-    b = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)
+    a = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)["AP"]
+    b = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)["AP"]
     assert a.confidence_interval == b.confidence_interval

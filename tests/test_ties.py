@@ -133,7 +133,7 @@ def test_ndcg_expected_matches_sklearn_tie_averaging():
         if grades.sum() == 0:
             continue
         for k in (None, 1, 3, 5):
-            ours = rankviz.ndcg(run, k, qrels, ties="expected")
+            ours = rankviz.ndcg(run, k, qrels, ties="expected").item()
             theirs = sklearn_metrics.ndcg_score([grades], [scores], k=k, ignore_ties=False)
             assert math.isclose(ours, theirs, rel_tol=1e-9), (k, ours, theirs)
 
@@ -142,9 +142,9 @@ def test_constant_scorer_cannot_game_mrr():
     """A constant scorer got MRR@10 = 1.0 in a public benchmark when ties broke in its favour."""
     run = pd.DataFrame({"query_id": "q", "doc_id": [f"d{i:02d}" for i in range(20)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["d19"], "relevance": [1]})
-    assert run.rank.mrr(10, qrels=qrels) == 1.0  # trec_eval: d19 sorts first (doc id descending)
-    assert run.rank.mrr(10, qrels=qrels, ties="pessimistic") == 0.0
-    expected = run.rank.mrr(10, qrels=qrels, ties="expected")
+    assert run.rank.mrr(10, qrels=qrels).item() == 1.0  # trec_eval: d19 sorts first (doc id descending)
+    assert run.rank.mrr(10, qrels=qrels, ties="pessimistic").item() == 0.0
+    expected = run.rank.mrr(10, qrels=qrels, ties="expected").item()
     assert math.isclose(expected, sum(1 / r for r in range(1, 11)) / 20)
 
 
@@ -153,9 +153,9 @@ def test_trec_eval_issue_22_doc_names_change_ndcg():
     qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "z"], "relevance": [1, 0]})
     first = pd.DataFrame({"query_id": "q", "doc_id": ["a", "0"], "score": [1.0, 1.0]})
     second = pd.DataFrame({"query_id": "q", "doc_id": ["a", "z"], "score": [1.0, 1.0]})
-    assert first.rank.ndcg(qrels=qrels) == 1.0
-    assert round(second.rank.ndcg(qrels=qrels), 4) == 0.6309
-    assert first.rank.ndcg(qrels=qrels, ties="expected") == second.rank.ndcg(qrels=qrels, ties="expected")
+    assert first.rank.ndcg(qrels=qrels).item() == 1.0
+    assert round(second.rank.ndcg(qrels=qrels).item(), 4) == 0.6309
+    assert first.rank.ndcg(qrels=qrels, ties="expected").item() == second.rank.ndcg(qrels=qrels, ties="expected").item()
 
 
 def test_tie_report_counts_and_spread():
@@ -169,12 +169,12 @@ def test_tie_report_counts_and_spread():
     qrels = {"q1": {"c": 1}, "q2": {"f": 1}}
     report = rankviz.tie_report(run, qrels, k=2, measures=["RR@2", "P@2"])
     row = report.summary.loc["run"]
-    assert row["queries"] == 2 and row["queries with ties"] == 1 and row["tied rows"] == 2
-    assert row["tie groups straddling rank 2"] == 1
-    assert row["queries whose first relevant item is tied"] == 1
+    assert row["n_queries"] == 2 and row["n_queries_with_ties"] == 1 and row["n_tied_rows"] == 2
+    assert row["n_tie_groups_straddling_2"] == 1
+    assert row["n_queries_first_relevant_tied"] == 1
     # q1: c ties with b at ranks 2-3 -> RR@2 is 1/2 (optimistic) or 0 (pessimistic); q2 is untied (1/2)
-    assert row["RR@2 optimistic"] == 0.5 and row["RR@2 pessimistic"] == 0.25 and row["RR@2 expected"] == 0.375
-    assert row["RR@2 spread"] == 0.25
+    assert row["RR@2_optimistic"] == 0.5 and row["RR@2_pessimistic"] == 0.25 and row["RR@2_expected"] == 0.375
+    assert row["RR@2_spread"] == 0.25
     assert report.worst_queries["query_id"].tolist() == ["q1"]
     assert "Tie report" in repr(report) and "<h4>" in report._repr_html_()
 
@@ -207,6 +207,6 @@ def test_real_tied_runs(path, tied_rows):
     run = rankviz.read_run(shared_path(*path))
     report = run.rank.ties(qrels=qrels_path, k=10)
     row = report.summary.iloc[0]
-    assert row["tied rows"] == tied_rows
+    assert row["n_tied_rows"] == tied_rows
     for m in ("RR@10", "nDCG@10", "AP"):
-        assert row[f"{m} pessimistic"] <= row[f"{m} expected"] <= row[f"{m} optimistic"]
+        assert row[f"{m}_pessimistic"] <= row[f"{m}_expected"] <= row[f"{m}_optimistic"]
