@@ -253,10 +253,6 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
     return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]))
 
 
-def is_listlike(value) -> bool:
-    return isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Series))
-
-
 def _first_valid(series: pd.Series):
     for value in series:
         if not is_missing(value):

@@ -45,15 +45,12 @@ import pyarrow.compute as pc
 from ._errors import DuplicateError, InputError
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
 from ._hashing import contiguous_units, repeated_candidates, string_hashes
+from ._ranks import rank_hits, take_docs
 from ._options import EvalOptions
 
 __all__ = ["Judged", "judge"]
 
-_CHUNK = 1 << 18  # rows per pass of the rank search: its temporaries stay in cache
 _BLOCK = 1 << 15  # elements per block of the bit-table probes
-# The fixed-width rank search is used while its table has at most this many slots (8 MB), or 8 per distinct hit score.
-_MAX_BLOCK_SLOTS = 1 << 20
-_BLOCK_SLOTS_PER_SCORE = 8
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -148,45 +145,65 @@ def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = 
     return (judged, run) if with_arrays else judged
 
 
-def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
-    n_sys = 1 if run.systems is None else len(run.systems)
-    closed = qj is None
-    if closed:
-        queries = run.query_order if run.query_order is not None else run.q_values
-    else:
-        queries = qj.queries()
-    queries = np.asarray(queries, dtype=object)
-    n_q = len(queries)
-    q_index = pd.Index(queries, dtype=object)
-    q_map = q_index.get_indexer(run.q_values)
-    n_runq = len(run.q_values)
-    n_cells = n_sys * n_q
-    # Per-row codes fit in 32 bits almost always: half the memory traffic of int64.
-    index_type = np.int32 if max(n_cells, n_sys * n_runq) < 2**31 - 1 else np.int64
+@dataclasses.dataclass(frozen=True)
+class _Queries:
+    """The evaluated queries and how the run's queries map onto them."""
 
-    q_codes, sys_codes = run.q_codes, run.sys_codes
+    ids: np.ndarray  # evaluated query ids, in order
+    index: pd.Index
+    q_map: np.ndarray  # run query code -> evaluated query number, -1 when not evaluated
+    pair_counts: np.ndarray  # rows per (system, run query)
+    n_sys: int
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def _queries(run: RunArrays, qj: QrelsArrays | None) -> _Queries:
+    """Which queries are evaluated (the judged ones, or every run query in closed world), with row counts."""
+    n_sys = 1 if run.systems is None else len(run.systems)
+    if qj is None:
+        ids = run.query_order if run.query_order is not None else run.q_values
+    else:
+        ids = qj.queries()
+    ids = np.asarray(ids, dtype=object)
+    index = pd.Index(ids, dtype=object)
+    q_map = index.get_indexer(run.q_values)
+    n_runq = len(run.q_values)
     pair_counts = np.zeros((n_sys, n_runq), dtype=np.int64)
-    if len(q_codes):
-        pair = q_codes if sys_codes is None else sys_codes.astype(np.int64) * n_runq + q_codes
+    if len(run.q_codes):
+        pair = run.q_codes if run.sys_codes is None else run.sys_codes.astype(np.int64) * n_runq + run.q_codes
         pair_counts = np.bincount(pair, minlength=n_sys * n_runq).reshape(n_sys, n_runq)
-        del pair
-    seen = pair_counts > 0
-    if not closed and n_runq and (q_map < 0).all():
+    if qj is not None and n_runq and (q_map < 0).all():
         run_sample = ", ".join(repr(q) for q in run.q_values[:3])
-        qrels_sample = ", ".join(repr(q) for q in queries[:3])
-        hint = ""
-        if run.kind != qj.kind:
-            hint = f" The run's query ids are {run.kind}s and the qrels' are {qj.kind}s."
+        qrels_sample = ", ".join(repr(q) for q in ids[:3])
+        hint = f" The run's query ids are {run.kind}s and the qrels' are {qj.kind}s." if run.kind != qj.kind else ""
         raise InputError(
             f"The run and the qrels share no query id (run: {run_sample}, ...; qrels: {qrels_sample}, ...).{hint} "
             "Check that both use the same query ids."
         )
-    system_names = run.systems if run.systems is not None else (None,)
-    unjudged = {name: tuple(run.q_values[seen[s] & (q_map < 0)].tolist()) for s, name in enumerate(system_names)}
+    return _Queries(ids, index, q_map, pair_counts, n_sys)
 
-    # Rows of queries that are not evaluated are left out; ``src`` maps the rows kept to the run's rows
-    # (None while they are all of them, in order), so the doc ids are never copied.
-    row_q = np.take(q_map.astype(index_type), q_codes) if len(q_codes) else np.zeros(0, dtype=index_type)
+
+def _unjudged(run: RunArrays, qs: _Queries) -> dict:
+    """Per system: the run's queries that have no judgements (not evaluated)."""
+    names = run.systems if run.systems is not None else (None,)
+    seen = qs.pair_counts > 0
+    return {name: tuple(run.q_values[seen[s] & (qs.q_map < 0)].tolist()) for s, name in enumerate(names)}
+
+
+def _evaluated_rows(run: RunArrays, qs: _Queries):
+    """The rows of evaluated queries: (cell, query number, key, grade, src).
+
+    ``src`` maps the rows kept to the run's rows (None while they are all of them, in
+    order), so the doc ids are never copied. Per-row codes fit in 32 bits almost
+    always: half the memory traffic of int64.
+    """
+    n_cells = qs.n_sys * qs.n
+    index_type = np.int32 if max(n_cells, qs.n_sys * len(run.q_values)) < 2**31 - 1 else np.int64
+    q_codes, sys_codes = run.q_codes, run.sys_codes
+    row_q = np.take(qs.q_map.astype(index_type), q_codes) if len(q_codes) else np.zeros(0, dtype=index_type)
     key, grade, src = run.key, run.grade, None
     keep = row_q >= 0
     if not keep.all():
@@ -194,30 +211,48 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
         row_q, key = row_q[src], key[src]
         sys_codes = sys_codes[src] if sys_codes is not None else None
         grade = grade[src] if grade is not None else None
-    del keep
-    cell = row_q if sys_codes is None else sys_codes.astype(index_type) * n_q + row_q
+    cell = row_q if sys_codes is None else sys_codes.astype(index_type) * qs.n + row_q
+    return cell, row_q, key, grade, src
 
-    # 64-bit hashes of the (cell, doc id) pairs serve both the duplicate check and the qrels join: the judged
-    # pairs are hashed once per system. With very many systems the join gets (query, doc id) hashes of its own.
-    per_system = closed or sys_codes is None or n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
+
+def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src):
+    """(hash of each row's (cell, doc id), sorted rows that have a grade, their grades).
+
+    The 64-bit hashes serve both the duplicate check and the qrels join: the judged
+    pairs are hashed once per system. With very many systems the join gets (query,
+    doc id) hashes of its own. Judgements are kept sparse.
+    """
+    closed = qj is None
+    per_system = closed or run.sys_codes is None or qs.n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
     salts = [cell] if per_system else [cell, row_q]
     keys = _pair_keys(run.docs, src, salts) if len(cell) else [np.zeros(0, dtype=np.uint64) for _ in salts]
-    cell_keys = keys[0]
-    # Judgements are kept sparse: the rows that have a grade (sorted) and their grades.
     if closed:
         judged_rows = np.flatnonzero(~np.isnan(grade))
-        judged_grade = grade[judged_rows]
-    else:
-        copies = n_sys if per_system else 1
-        judged_rows, judged_grade = _lookup_grades(len(cell), keys[-1], copies, n_q, run.docs, src, qj, q_index, row_q)
-    del row_q, keys, grade
+        return keys[0], judged_rows, grade[judged_rows]
+    copies = qs.n_sys if per_system else 1
+    judged_rows, judged_grade = _lookup_grades(len(cell), keys[-1], copies, qs.n, run.docs, src, qj, qs.index, row_q)
+    return keys[0], judged_rows, judged_grade
 
-    # Items per cell from the counts per (system, run query) already made.
-    num_ret = np.zeros(n_cells, dtype=np.int64)
-    evaluated = q_map >= 0
-    cells_of_pairs = (np.arange(n_sys)[:, None] * n_q + q_map[None, :])[:, evaluated]
-    num_ret[cells_of_pairs.ravel()] = pair_counts[:, evaluated].ravel()
-    drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, queries, n_q, int(np.count_nonzero(num_ret)))
+
+def _retrieved_counts(qs: _Queries) -> np.ndarray:
+    """Items retrieved per cell, from the counts per (system, run query)."""
+    num_ret = np.zeros(qs.n_sys * qs.n, dtype=np.int64)
+    evaluated = qs.q_map >= 0
+    cells_of_pairs = (np.arange(qs.n_sys)[:, None] * qs.n + qs.q_map[None, :])[:, evaluated]
+    num_ret[cells_of_pairs.ravel()] = qs.pair_counts[:, evaluated].ravel()
+    return num_ret
+
+
+def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
+    closed = qj is None
+    qs = _queries(run, qj)
+    n_q, n_cells = qs.n, qs.n_sys * qs.n
+    unjudged = _unjudged(run, qs)
+    cell, row_q, key, grade, src = _evaluated_rows(run, qs)
+    cell_keys, judged_rows, judged_grade = _judgements_of_rows(run, qj, qs, cell, row_q, grade, src)
+    del row_q, grade
+    num_ret = _retrieved_counts(qs)
+    drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, qs.ids, n_q, int(np.count_nonzero(num_ret)))
     del cell_keys
     if drop is not None:
         keep_rows = np.ones(len(cell), dtype=bool)
@@ -233,7 +268,7 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     with np.errstate(invalid="ignore"):
         is_hit = (judged_grade >= 0) & ((judged_grade > 0) | (judged_grade >= rel_min))
     hit_idx, hit_grade = judged_rows[is_hit], judged_grade[is_hit]
-    above, tied, tie_rank = _rank_hits(cell, key, hit_idx, n_cells, run.docs, src)
+    above, tied, tie_rank = rank_hits(cell, key, hit_idx, n_cells, run.docs, src)
     hit_cell = cell[hit_idx].astype(np.int64)
     hit_rank = above + tie_rank + 1
     order = np.lexsort((hit_rank, hit_cell))
@@ -241,16 +276,14 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     present = num_ret > 0
     if depth is not None:
         num_ret = np.minimum(num_ret, depth)
-
     if closed:
-        cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, queries, n_q)
+        cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, qs.ids, n_q)
     else:
-        cell_group = np.tile(np.arange(n_q, dtype=np.int64), n_sys)
-        offsets, grades = _qrels_groups(qj, q_index, n_q)
-
+        cell_group = np.tile(np.arange(n_q, dtype=np.int64), qs.n_sys)
+        offsets, grades = _qrels_groups(qj, qs.index, n_q)
     return Judged(
         systems=run.systems,
-        queries=queries,
+        queries=qs.ids,
         num_ret=num_ret,
         present=present,
         hit_cell=hit_cell[order],
@@ -277,29 +310,6 @@ def _pair_keys(docs, src, salts) -> list[np.ndarray]:
         spread[src] = salt
         full.append(spread)
     return [keys[src] for keys in string_hashes(docs, full)]
-
-
-def _take(docs, src, idx) -> pa.Array:
-    """The doc ids of the kept rows ``idx``, taken chunk by chunk (a chunked take may copy every chunk)."""
-    rows = idx if src is None else src[idx]
-    if not isinstance(docs, pa.ChunkedArray):
-        return docs.take(pa.array(rows))
-    lengths = np.fromiter((len(c) for c in docs.chunks), dtype=np.int64, count=docs.num_chunks)
-    starts = np.concatenate([[0], np.cumsum(lengths)])
-    which = np.searchsorted(starts, rows, side="right") - 1
-    parts = []
-    order = np.argsort(which, kind="stable")
-    bounds = np.searchsorted(which[order], np.arange(docs.num_chunks + 1))
-    for c in np.flatnonzero(np.diff(bounds)):
-        picked = order[bounds[c] : bounds[c + 1]]
-        parts.append((picked, docs.chunk(int(c)).take(pa.array(rows[picked] - starts[c]))))
-    if not parts:
-        return pa.array([], type=docs.type)
-    taken = pa.concat_arrays([p for _, p in parts])
-    position = np.concatenate([picked for picked, _ in parts])
-    if len(parts) == 1 or (np.diff(position) > 0).all():
-        return taken
-    return taken.take(pa.array(np.argsort(position)))
 
 
 def _lookup_grades(n_rows, row_keys, copies, n_q, docs, src, qj: QrelsArrays, q_index: pd.Index, row_q):
@@ -336,7 +346,7 @@ def _lookup_grades(n_rows, row_keys, copies, n_q, docs, src, qj: QrelsArrays, q_
     rows, judged = cand[match], order[pos[match]] % n_judged
     if not len(rows):
         return empty
-    run_ids = _take(docs, src, rows)
+    run_ids = take_docs(docs, src, rows)
     same = _bools(pc.equal(run_ids, judged_docs.take(pa.array(judged)).cast(run_ids.type)))
     return rows[same], qj.grades[judged[same]].astype(np.float64)
 
@@ -439,7 +449,7 @@ def _duplicate_rows(cell, keys, key, docs, src, policy, run: RunArrays, queries,
     cand = repeated_candidates(keys, contiguous_units(cell, n_present))
     if not len(cand):
         return None
-    doc_codes, doc_values = encode(_take(docs, src, cand))
+    doc_codes, doc_values = encode(take_docs(docs, src, cand))
     pair = cell[cand].astype(np.int64) * max(len(doc_values), 1) + doc_codes
     order = np.lexsort((cand, -key[cand], pair))
     sorted_pair = pair[order]
@@ -462,173 +472,3 @@ def _duplicate_rows(cell, keys, key, docs, src, policy, run: RunArrays, queries,
         + "; ".join(examples)
         + ". trec_eval refuses such runs; pass duplicates='first' to keep the best-ranked row of each pair."
     )
-
-
-def _rank_hits(cell, key, hit_idx, n_cells, docs, src):
-    """For each hit: rows scored strictly higher in its cell, its tie-group size, and its place in the group.
-
-    The place in the group follows trec_eval: doc ids descending in byte order.
-    """
-    m = len(hit_idx)
-    empty = np.zeros(0, dtype=np.int64)
-    if m == 0:
-        return empty, empty, empty
-    hit_cell, hit_key = cell[hit_idx].astype(np.int64), key[hit_idx]
-    order = np.lexsort((-hit_key, hit_cell))
-    s_cell, s_key = hit_cell[order], hit_key[order]
-    new = np.empty(m, dtype=bool)
-    new[0] = True
-    new[1:] = (s_cell[1:] != s_cell[:-1]) | (s_key[1:] != s_key[:-1])
-    u_key = s_key[new]
-    u_cell = s_cell[new]
-    n_u = len(u_key)
-    hit_u = np.empty(m, dtype=np.int64)
-    hit_u[order] = np.cumsum(new) - 1
-
-    per_cell = np.bincount(u_cell, minlength=n_cells)
-    u_start = np.zeros(n_cells + 1, dtype=np.int64)
-    np.cumsum(per_cell, out=u_start[1:])
-    has = per_cell > 0
-    n_blocks = int(np.count_nonzero(has))
-    width = 1 << int(per_cell.max()).bit_length()
-    if (n_blocks + 1) * width > max(_BLOCK_SLOTS_PER_SCORE * n_u, _MAX_BLOCK_SLOTS):
-        above_u, tied_u, eq_rows, eq_u = _place_rows_search(cell, key, u_key, u_start, has, per_cell, n_u)
-    else:
-        above_u, tied_u, eq_rows, eq_u = _place_rows_blocks(cell, key, u_key, u_cell, u_start, has, n_blocks, width)
-
-    place = np.zeros(m, dtype=np.int64)
-    if len(eq_rows):
-        shared = tied_u[eq_u] > 1
-        if shared.any():
-            place = _tie_places(eq_rows[shared], eq_u[shared], hit_idx, hit_u, docs, src)
-    return above_u[hit_u], tied_u[hit_u], place
-
-
-def _place_rows_blocks(cell, key, u_key, u_cell, u_start, has, n_blocks, width):
-    """Place every row among its cell's distinct hit scores (the usual case: a few per cell).
-
-    Each cell with hits gets a block of ``width`` (a power of two above its count)
-    slots holding its distinct hit scores in descending order, padded with -inf. A
-    branchless binary search with fixed steps gives every row ``p``, the number of
-    its cell's hit scores above it, in log2(width) gathers, and whether it ties one
-    of them. The histogram of (p, tie) per block is the rank information of every
-    distinct hit score. Rows scored below every hit of their cell (most of a deep
-    run) cannot move a hit's rank and are skipped after one comparison.
-    """
-    n_u = len(u_key)
-    block_of_cell = np.full(len(has), n_blocks, dtype=np.int64)
-    block_of_cell[has] = np.arange(n_blocks)
-    within = np.arange(n_u) - u_start[u_cell]
-    slot_of_u = block_of_cell[u_cell] * width + within
-    flat = np.full((n_blocks + 1) * width + width, -np.inf)
-    flat[slot_of_u] = u_key
-    u_of_slot = np.full(len(flat), -1, dtype=np.int64)
-    u_of_slot[slot_of_u] = np.arange(n_u)
-    index_type = np.int32 if 2 * len(flat) < 2**31 else np.int64  # 2 * slot + tie must fit
-    base_of_cell = (block_of_cell * width).astype(index_type)
-    lowest_hit = np.full(len(has), np.inf)
-    lowest_hit[has] = u_key[u_start[1:][has] - 1]
-    steps = []
-    step = width >> 1
-    while step:
-        steps.append(step)
-        step >>= 1
-    # flat[step - 1 + p] as a view, so each step is one gather, one comparison and one masked add.
-    shifted = [flat[s - 1 :] for s in steps]
-
-    n_slots = (n_blocks + 1) * width
-    placed, eq_rows, eq_slot = [], [], []
-    for start in range(0, len(cell), _CHUNK):
-        c = cell[start : start + _CHUNK]
-        k = key[start : start + _CHUNK]
-        sel = np.flatnonzero(k >= np.take(lowest_hit, c))
-        c, k = c[sel], k[sel]
-        p = np.take(base_of_cell, c)
-        for s, view in zip(steps, shifted):
-            np.add(p, s, out=p, where=np.take(view, p) > k)
-        eq = np.take(flat, p) == k
-        where = np.flatnonzero(eq)
-        p *= 2
-        p += eq
-        placed.append(p)
-        if len(where):
-            eq_rows.append(sel[where] + start)
-            eq_slot.append(p[where] >> 1)
-    # One histogram at the end: a bincount per chunk would clear the whole table every time.
-    hist = np.bincount(np.concatenate(placed), minlength=2 * n_slots) if placed else np.zeros(2 * n_slots, dtype=np.int64)
-    del placed
-
-    cum = np.cumsum(hist)
-    block_start = 2 * (block_of_cell[u_cell] * width)
-    before_block = np.where(block_start > 0, cum[np.maximum(block_start - 1, 0)], 0)
-    above_u = cum[2 * slot_of_u] - before_block
-    tied_u = hist[2 * slot_of_u + 1]
-    if eq_rows:
-        rows = np.concatenate(eq_rows)
-        groups = u_of_slot[np.concatenate(eq_slot)]
-    else:
-        rows = groups = np.zeros(0, dtype=np.int64)
-    return above_u, tied_u, rows, groups
-
-
-def _place_rows_search(cell, key, u_key, u_start, has, per_cell, n_u):
-    """:func:`_place_rows_blocks` for cells with many distinct hit scores: a binary search over each cell's own range."""
-    n_cells = len(has)
-    shift = np.cumsum(has) - has
-    n_slots = n_u + int(has.sum())
-    hist = np.zeros(2 * n_slots, dtype=np.int64)
-    n_iter = int(per_cell.max()).bit_length()
-    eq_rows, eq_u = [], []
-    for start in range(0, len(cell), _CHUNK):
-        c = cell[start : start + _CHUNK]
-        k = key[start : start + _CHUNK]
-        inside = has[c]
-        rows = None
-        if not inside.all():
-            rows = np.flatnonzero(inside)
-            c, k = c[rows], k[rows]
-        lo = u_start[c]
-        end = u_start[c + 1]
-        hi = end.copy()
-        for _ in range(n_iter):
-            active = lo < hi
-            mid = (lo + hi) >> 1
-            higher = active & (u_key[np.minimum(mid, n_u - 1)] > k)
-            lo = np.where(higher, mid + 1, lo)
-            hi = np.where(active & ~higher, mid, hi)
-        eq = (lo < end) & (u_key[np.minimum(lo, n_u - 1)] == k)
-        hist += np.bincount(2 * (lo + shift[c]) + eq, minlength=2 * n_slots)
-        where = np.flatnonzero(eq)
-        if len(where):
-            eq_rows.append((where if rows is None else rows[where]) + start)
-            eq_u.append(lo[where])
-
-    u_cell = np.repeat(np.arange(n_cells), per_cell)
-    cum = np.cumsum(hist)
-    slot = np.arange(n_u) + shift[u_cell]
-    base = 2 * (u_start[u_cell] + shift[u_cell])
-    before_cell = np.where(base > 0, cum[np.maximum(base - 1, 0)], 0)
-    above_u = cum[2 * slot] - before_cell
-    tied_u = hist[2 * slot + 1]
-    if eq_rows:
-        return above_u, tied_u, np.concatenate(eq_rows), np.concatenate(eq_u)
-    empty = np.zeros(0, dtype=np.int64)
-    return above_u, tied_u, empty, empty
-
-
-def _tie_places(rows, groups, hit_idx, hit_u, docs, src) -> np.ndarray:
-    """Place of each hit inside its tie group when doc ids are sorted descending (0 = first)."""
-    table = pa.table({"g": pa.array(groups), "d": _take(docs, src, rows)})
-    order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
-    sorted_groups = groups[order]
-    starts = np.r_[0, np.flatnonzero(sorted_groups[1:] != sorted_groups[:-1]) + 1]
-    first = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
-    place_of_row = np.arange(len(order)) - first
-    sorted_rows = rows[order]
-    lookup = np.argsort(sorted_rows)
-    pos = np.searchsorted(sorted_rows[lookup], hit_idx)
-    pos = np.minimum(pos, len(lookup) - 1)
-    matched = sorted_rows[lookup[pos]] == hit_idx
-    place = np.zeros(len(hit_idx), dtype=np.int64)
-    place[matched] = place_of_row[lookup[pos[matched]]]
-    return place

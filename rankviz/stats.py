@@ -40,7 +40,6 @@ Coverage (measured by ``benchmarks/coverage.py``; see its RESULTS)
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 
 import numpy as np
@@ -48,6 +47,7 @@ import pandas as pd
 
 from ._columns import SINGLE_SYSTEM
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
+from ._resampling import as_generator, batch_size, bca_or_percentile, randomization_p, resampled_sums
 from ._tables import PerQueryTable, per_query_table
 from ._validation import check_choice, check_int, check_probability
 from .measures import parse_measure
@@ -126,70 +126,6 @@ def _t_test_p(d: np.ndarray) -> float:
     return float(2 * stdtr(n - 1, -abs(t)))
 
 
-def _rng(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise InputError(f"The 'rng' parameter must be None, an int seed or a numpy Generator. Got {rng!r} instead.")
-
-
-def _batch_size(n: int, batch: int | None) -> int:
-    if batch is not None:
-        return check_int(batch, "batch", "bootstrap", low=1)
-    return max(1, (1 << 22) // max(n, 1))
-
-
-def _resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int) -> np.ndarray:
-    """Sums of each column over ``n_resamples`` bootstrap resamples of the rows (shape (B, p)).
-
-    A resample is a vector of counts (how often each query is drawn), so the sums of
-    every column are one matrix product: the same resamples serve all columns.
-    """
-    n = columns.shape[0]
-    out = np.empty((n_resamples, columns.shape[1]))
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        draws = rng.integers(0, n, size=(b, n))
-        draws += (np.arange(b) * n)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
-        out[start : start + b] = counts @ columns
-    return out
-
-
-def _bca_or_percentile(theta_hat, theta_b, jackknife, alpha, method):
-    """(low, high, method used, note) following scipy.stats.bootstrap's definitions."""
-    from scipy.special import ndtr, ndtri
-
-    note = None
-    finite = theta_b[np.isfinite(theta_b)]
-    if len(finite) < len(theta_b):
-        note = f"{len(theta_b) - len(finite)} resamples had no defined value and were left out"
-    if not len(finite) or not np.isfinite(theta_hat):
-        return math.nan, math.nan, method, "the statistic is undefined on these data"
-    if method == "bca":
-        jack = jackknife[np.isfinite(jackknife)]
-        spread = jack.mean() - jack if len(jack) else np.array([])
-        den = np.sum(spread**2)
-        if len(finite) and np.ptp(finite) > 0 and den > 0 and len(jack) == len(jackknife):
-            pct = (np.count_nonzero(finite < theta_hat) + np.count_nonzero(finite <= theta_hat)) / (2 * len(finite))
-            z0 = ndtri(pct)
-            a_hat = np.sum(spread**3) / (6 * den**1.5)
-            z_alpha = ndtri(alpha)
-            levels = []
-            for z in (z_alpha, -z_alpha):
-                num = z0 + z
-                levels.append(ndtr(z0 + num / (1 - a_hat * num)))
-            if np.all(np.isfinite(levels)):
-                low, high = np.quantile(finite, levels)
-                return float(low), float(high), "bca", note
-        fallback = "BCa is undefined on these data (no spread in the bootstrap or jackknife distribution); used the percentile interval"
-        note = fallback if note is None else f"{note}; {fallback}"
-        method = "percentile"
-    low, high = np.quantile(finite, [alpha, 1 - alpha])
-    return float(low), float(high), method, note
-
-
 def _measure_columns(table: PerQueryTable, measures, caller: str) -> list[str]:
     """The measure columns asked for (names or aliases such as 'MRR@10'), or every numeric one."""
     if measures is None:
@@ -266,7 +202,7 @@ def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: _Settings, method_used, n
         ratio_b = sums_x / sums_nz
         nz_hat = x.sum() / k if k else math.nan
         jack_nz = (x.sum() - x) / (k - nonzero) if n > 1 else np.array([np.nan])
-    nz_low, nz_high, _, nz_note = _bca_or_percentile(nz_hat, ratio_b, jack_nz, cfg.alpha, method_used)
+    nz_low, nz_high, _, nz_note = bca_or_percentile(nz_hat, ratio_b, jack_nz, cfg.alpha, method_used)
     if k == 0:
         notes.append("every query has RR = 0: the MRR over non-zero queries is undefined")
     elif nz_note:
@@ -298,7 +234,7 @@ def _one_interval(name, measure, columns, col, sums, n, cfg: _Settings) -> Boots
     estimate = float(x.mean())
     theta_b = sums[:, col] / n
     jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
-    low, high, used, note = _bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
+    low, high, used, note = bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
     if note:
         notes.append(note)
     extra = {}
@@ -334,7 +270,7 @@ def _group_intervals(wide, members, names, gen, cfg: _Settings, caller) -> list[
                 blocks.append((values[:, m_index] > 0).astype(np.float64))
     columns = np.column_stack(blocks)
     n = columns.shape[0]
-    sums = _resampled_sums(columns, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch))
     return [_one_interval(name, measure, columns, col, sums, n, cfg) for name, measure, col in layout]
 
 
@@ -393,7 +329,7 @@ def bootstrap(
     resolved = per_query_table(table, caller)
     names = _measure_columns(resolved, measures, caller)
     wide = _wide(resolved, names)
-    gen = _rng(rng)
+    gen = as_generator(rng)
     groups: dict[tuple, list] = {}
     for name, frame in wide.items():
         groups.setdefault(tuple(frame.index), []).append(name)
@@ -434,30 +370,12 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     return joined
 
 
-def _randomization_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int) -> tuple[np.ndarray, bool]:
-    """Two-sided sign-flip p-values for each column of ``diffs`` (n x m); exact when 2**n <= n_resamples."""
-    n, m = diffs.shape
-    observed = np.abs(diffs.mean(axis=0))
-    tol = 1e-12 * np.maximum(1.0, np.abs(diffs).max(axis=0)) * n
-    if n <= 20 and 2**n <= n_resamples:
-        signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
-        null = np.abs(signs @ diffs) / n
-        return (null >= observed - tol / n).mean(axis=0), True
-    hits = np.zeros(m)
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        signs = rng.integers(0, 2, size=(b, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        null = np.abs(signs @ diffs) / n
-        hits += (null >= observed - tol / n).sum(axis=0)
-    return (hits + 1.0) / (n_resamples + 1.0), False
-
-
 def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes) -> dict:
     """The comparison row of one system x measure from its per-query differences ``d``."""
     n = len(d)
     mean = float(d.mean())
     jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
-    low, high, _, note = _bca_or_percentile(mean, mean_sums / n, jack, cfg.alpha, cfg.method)
+    low, high, _, note = bca_or_percentile(mean, mean_sums / n, jack, cfg.alpha, cfg.method)
     if note:
         notes.append(f"{label}: {note}")
     sd = float(d.std(ddof=1)) if n > 1 else math.nan
@@ -513,10 +431,10 @@ def _compare_one(name, baseline, base, other, names, gen, cfg: _Settings, test, 
     b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
     s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
     diffs = s_values - b_values
-    sums = _resampled_sums(diffs, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+    sums = resampled_sums(diffs, cfg.n_resamples, gen, batch_size(n, cfg.batch))
     p_values, exact = np.full(len(names), np.nan), False
     if test == "randomization":
-        p_values, exact = _randomization_p(diffs, cfg.n_resamples, gen, _batch_size(n, cfg.batch))
+        p_values, exact = randomization_p(diffs, cfg.n_resamples, gen, batch_size(n, cfg.batch))
     rows = []
     for i, measure in enumerate(names):
         label = f"{name} vs {baseline}, {measure}"
@@ -596,7 +514,7 @@ def compare(
     others = [s for s in wide if s != baseline]
     if not others:
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
-    gen = _rng(rng)
+    gen = as_generator(rng)
     rows, notes, exact_systems = [], [], []
     for name in others:
         part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, gen, cfg, test, notes)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz import _hashing, _judged
+from rankviz import _hashing, _judged, _ranks
 from rankviz._options import EvalOptions
 
 
@@ -310,16 +310,16 @@ def test_rank_search_fallback_agrees_with_the_block_search(run, data):
         columns=["query_id", "doc_id", "relevance"],
     )
     blocks = _judged.judge(run, qrels, EvalOptions())
-    saved = _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE
+    saved = _ranks._MAX_BLOCK_SLOTS, _ranks._BLOCK_SLOTS_PER_SCORE
     calls = []
-    original = _judged._place_rows_search
+    original = _ranks._place_rows_search
     try:
-        _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE = -1, 0
-        _judged._place_rows_search = lambda *args: calls.append(1) or original(*args)
+        _ranks._MAX_BLOCK_SLOTS, _ranks._BLOCK_SLOTS_PER_SCORE = -1, 0
+        _ranks._place_rows_search = lambda *args: calls.append(1) or original(*args)
         search = _judged.judge(run, qrels, EvalOptions())
     finally:
-        _judged._MAX_BLOCK_SLOTS, _judged._BLOCK_SLOTS_PER_SCORE = saved
-        _judged._place_rows_search = original
+        _ranks._MAX_BLOCK_SLOTS, _ranks._BLOCK_SLOTS_PER_SCORE = saved
+        _ranks._place_rows_search = original
     assert calls or not len(blocks.hit_cell)
     for field in ("hit_cell", "hit_rank", "hit_grade", "hit_above", "hit_tied", "num_ret"):
         np.testing.assert_array_equal(getattr(blocks, field), getattr(search, field), err_msg=field)
