@@ -137,6 +137,17 @@ def _unknown_keyword(caller: str, key: str, known) -> UnknownOptionError:
     return UnknownOptionError(f"{caller}() got an unexpected keyword argument {key!r}.{hint}")
 
 
+def _column_hint(message: str) -> str:
+    """For "multiple values for argument 'query'": say that query= is a value and columns= names the column."""
+    for role in ("query", "system"):
+        if f"multiple values for argument '{role}'" in message:
+            return (
+                f". Here {role}= is the {role} itself (a value); to name the {role} column use "
+                f"columns={{{role!r}: 'your_column'}}"
+            )
+    return ""
+
+
 def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
     """Give ``func`` the evaluation options as keyword-only parameters.
 
@@ -167,7 +178,7 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise UnknownOptionError(f"{caller}(): {exc}") from None
+            raise UnknownOptionError(f"{caller}(): {exc}{_column_hint(str(exc))}") from None
         values = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in option_keys}
         options = EvalOptions.resolve(caller, **values)
         return func(*bound.args, **bound.kwargs, options=options)
