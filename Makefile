@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks test bench bench-coverage clean
+.PHONY: notebooks test test-fast bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ notebooks: $(VENV)/.installed-notebooks
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
+
+# The quick loop while developing: everything but the slow tests (notebooks, browser, pandas' suite).
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py

@@ -84,8 +84,9 @@ def test_import_has_no_side_effects():
     ) == "True"
 
 
+@pytest.mark.slow
 def test_pandas_own_rank_and_groupby_api_tests_pass_with_rankviz_imported(tmp_path):
-    """DESIGN section 5: pandas' own tests, run with rankviz imported, still pass."""
+    """The accessor keeps pandas intact (docs/architecture.md, "The accessor"): pandas' own tests still pass."""
     code = (
         "import rankviz, pytest, sys;"
         "sys.exit(pytest.main(['--pyargs', 'pandas.tests.frame.methods.test_rank',"

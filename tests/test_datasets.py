@@ -249,10 +249,12 @@ def _assert_identical(new: dict[str, bytes], old: dict[str, bytes]) -> None:
         assert new[name] == old[name], name
 
 
+@pytest.mark.slow
 def test_generator_is_deterministic(regenerated, tmp_path):
     _assert_identical(_generate(tmp_path), regenerated)
 
 
+@pytest.mark.slow
 def test_generator_reproduces_shipped_files(regenerated, metadata):
     shipped = tuple(int(v) for v in metadata["python_version"].split(".")[:2])
     if sys.version_info[:2] != shipped:

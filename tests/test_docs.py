@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 import re
 import warnings
 
@@ -16,17 +17,9 @@ from .conftest import ROOT
 
 matplotlib.use("Agg")
 
-MODULES = [
-    "rankviz.measures",
-    "rankviz.io",
-    "rankviz.evaluation",
-    "rankviz.accessor",
-    "rankviz.stats",
-    "rankviz.ties",
-    "rankviz.datasets",
-    "rankviz.plots",
-    "rankviz.widgets",
-]
+# Every module of the package, so that a new module's examples run without being listed here
+# (the plots and widgets packages included; __main__ would run the command line).
+MODULES = sorted(m.name for m in pkgutil.walk_packages(rankviz.__path__, "rankviz.") if m.name != "rankviz.__main__")
 
 
 @pytest.mark.parametrize("name", MODULES)

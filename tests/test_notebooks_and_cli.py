@@ -44,6 +44,8 @@ def rendered(tmp_path_factory):
     return out, written
 
 
+@pytest.mark.slow
+@pytest.mark.notebooks
 def test_main_job_writes_index_and_one_html_per_notebook(rendered):
     out, written = rendered
     assert [p.name for p in written] == [p.stem + ".html" for p in NOTEBOOKS] + ["index.html"]
@@ -52,6 +54,8 @@ def test_main_job_writes_index_and_one_html_per_notebook(rendered):
         assert f'href="{path.stem}.html"' in index
 
 
+@pytest.mark.slow
+@pytest.mark.notebooks
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_rendered_notebook_is_self_contained(rendered, path):
     html = (rendered[0] / f"{path.stem}.html").read_text()
@@ -95,6 +99,8 @@ def test_eval_command_errors(tmp_path, capsys):
     assert "bad.run, line 1: expected 6 whitespace-separated fields" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+@pytest.mark.notebooks
 def test_report_on_two_trec_covid_runs(tmp_path):
     base = shared_path("trec_covid_round1")
     topics = tmp_path / "topics.tsv"
@@ -118,6 +124,8 @@ def test_report_on_two_trec_covid_runs(tmp_path):
     assert not re.search(r"<script[^>]*src=[\"']https?://", html)
 
 
+@pytest.mark.slow
+@pytest.mark.notebooks
 def test_report_errors(tmp_path):
     base = shared_path("trec_covid_round1")
 
