@@ -9,6 +9,7 @@ sign vector can be enumerated.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 
@@ -17,15 +18,35 @@ import numpy as np
 from ._errors import InputError
 from ._validation import check_int
 
-__all__ = ["as_generator", "batch_size", "resampled_sums", "bca_or_percentile", "randomization_p"]
+__all__ = ["call_entropy", "query_stream", "batch_size", "resampled_sums", "bca_or_percentile", "randomization_p"]
+
+#: resample means this close to the estimate (relative) count as equal to it in BCa's bias correction
+_AT_ESTIMATE = 1e-10
 
 
-def as_generator(rng) -> np.random.Generator:
+def call_entropy(rng, caller: str) -> tuple[int, ...]:
+    """The seed material of one call: an int seed as given, fresh entropy for None, drawn once from a Generator."""
     if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise InputError(f"The 'rng' parameter must be None, an int seed or a numpy Generator. Got {rng!r} instead.")
+        return tuple(int(v) for v in rng.integers(0, 2**63, size=2))
+    if rng is None:
+        return (int(np.random.SeedSequence().entropy),)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return (int(rng),)
+    raise InputError(
+        f"The 'rng' parameter of {caller} must be None, an int seed >= 0 or a numpy Generator. Got {rng!r} instead."
+    )
+
+
+def query_stream(entropy: tuple[int, ...], query_ids) -> np.random.Generator:
+    """The random stream of one set of queries: a function of the call's seed and the sorted query ids only.
+
+    So a system's resamples do not depend on the row order, on the other systems in
+    the call, or on which systems share its queries; systems with the same queries
+    get the same resamples (paired).
+    """
+    digest = hashlib.blake2b("\x1f".join(sorted(map(str, query_ids))).encode("utf-8"), digest_size=16).digest()
+    words = np.frombuffer(digest, dtype=np.uint32).tolist()
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([*entropy, *words])))
 
 
 def batch_size(n: int, batch: int | None) -> int:
@@ -38,16 +59,20 @@ def resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Generat
     """Sums of each column over ``n_resamples`` bootstrap resamples of the rows (shape (B, p)).
 
     A resample is a vector of counts (how often each query is drawn), so the sums of
-    every column are one matrix product: the same resamples serve all columns.
+    a column are one matrix-vector product: the same resamples serve all columns.
+    Each column gets its own product (not one matrix product for all), so that its
+    sums are bit-identical whatever other columns share the call.
     """
     n = columns.shape[0]
     out = np.empty((n_resamples, columns.shape[1]))
+    columns = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
         draws = rng.integers(0, n, size=(b, n))
         draws += (np.arange(b) * n)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
-        out[start : start + b] = counts @ columns
+        counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+        for j, column in enumerate(columns):
+            out[start : start + b, j] = counts @ column
     return out
 
 
@@ -66,7 +91,11 @@ def bca_or_percentile(theta_hat, theta_b, jackknife, alpha, method):
         spread = jack.mean() - jack if len(jack) else np.array([])
         den = np.sum(spread**2)
         if len(finite) and np.ptp(finite) > 0 and den > 0 and len(jack) == len(jackknife):
-            pct = (np.count_nonzero(finite < theta_hat) + np.count_nonzero(finite <= theta_hat)) / (2 * len(finite))
+            # Resample means within rounding of the estimate count as equal to it (half below, half above),
+            # so the order of a summation cannot move the interval.
+            tol = _AT_ESTIMATE * max(1.0, abs(theta_hat))
+            below, at_or_below = np.count_nonzero(finite < theta_hat - tol), np.count_nonzero(finite <= theta_hat + tol)
+            pct = (below + at_or_below) / (2 * len(finite))
             z0 = ndtri(pct)
             a_hat = np.sum(spread**3) / (6 * den**1.5)
             z_alpha = ndtri(alpha)

@@ -45,9 +45,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._columns import SINGLE_SYSTEM
+from ._columns import SINGLE_SYSTEM, row_label
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
-from ._resampling import as_generator, batch_size, bca_or_percentile, randomization_p, resampled_sums
+from ._resampling import batch_size, call_entropy, query_stream, bca_or_percentile, randomization_p, resampled_sums
 from ._tables import PerQueryTable, per_query_table
 from ._validation import check_choice, check_int, check_probability
 from .measures import parse_measure
@@ -153,8 +153,38 @@ def _measure_columns(table: PerQueryTable, measures, caller: str) -> list[str]:
     return names
 
 
-def _wide(table: PerQueryTable, names: list[str]) -> dict[str, pd.DataFrame]:
-    """{system: DataFrame indexed by query id with the measure columns}; one system "run" without a system column."""
+def _check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
+    """Refuse what would silently change a statistic: a (system, query) twice, or a missing or infinite value."""
+    frame = table.frame
+    keys = [c for c in (table.system, table.query) if c is not None]
+    repeated = frame.duplicated(keys, keep=False).to_numpy()
+    if repeated.any():
+        row = frame[repeated].iloc[0]
+        who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
+        raise InputError(
+            f"{caller}: {who}query {str(row[table.query])!r} has {int((frame[keys] == row[keys]).all(axis=1).sum())} rows "
+            f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
+            f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
+        )
+    for name in names:
+        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = frame[bad].iloc[0]
+            who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
+            raise InputError(
+                f"{caller}: {who}query {str(row[table.query])!r} has no finite value in column {name!r} "
+                f"({row_label(frame[name][bad].iloc[0])}; {int(bad.sum())} such rows). Statistics need a value for every "
+                "query: evaluate with missing='zero' (trec_eval -c), or drop those queries for every system."
+            )
+
+
+def _wide(table: PerQueryTable, names: list[str], caller: str) -> dict[str, pd.DataFrame]:
+    """{system: DataFrame indexed by query id with the measure columns}; one system "run" without a system column.
+
+    Checks the cells first (see :func:`_check_cells`).
+    """
+    _check_cells(table, names, caller)
     if table.system is None:
         return {SINGLE_SYSTEM: table.frame.set_index(table.query)[names]}
     return {str(name): part.set_index(table.query)[names] for name, part in table.frame.groupby(table.system, sort=False)}
@@ -187,9 +217,17 @@ class _Settings:
 
 
 def _settings(caller, n_resamples, confidence_level, method, batch) -> _Settings:
+    confidence_level = check_probability(confidence_level, "confidence_level", caller)
+    n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
+    least = math.ceil(2 / (1 - confidence_level) - 1e-9)
+    if n_resamples < least:
+        raise InputError(
+            f"The 'n_resamples' parameter of {caller} must be at least {least} for a {confidence_level:.0%} interval "
+            f"(each tail needs at least one resample; the default is 10000). Got {n_resamples} instead."
+        )
     return _Settings(
-        n_resamples=check_int(n_resamples, "n_resamples", caller, low=1),
-        confidence_level=check_probability(confidence_level, "confidence_level", caller),
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
         method=check_choice(str(method).lower(), "method", caller, ("bca", "percentile")),
         batch=None if batch is None else check_int(batch, "batch", caller, low=1),
     )
@@ -256,13 +294,11 @@ def _one_interval(name, measure, columns, col, sums, n, cfg: _Settings) -> Boots
     )
 
 
-def _group_intervals(wide, members, names, gen, cfg: _Settings, caller) -> list[BootstrapResult]:
-    """Intervals of the systems that share one set of queries, resampled together (paired)."""
+def _group_intervals(wide, queries, members, names, entropy, cfg: _Settings) -> list[BootstrapResult]:
+    """Intervals of the systems that share one set of queries (sorted), resampled together (paired)."""
     blocks, layout = [], []
     for name in members:
-        values = wide[name].to_numpy(dtype=np.float64)
-        if np.isnan(values).any():
-            raise InputError(f"{caller}: the per-query table has missing values (system {name!r}); evaluate with missing='zero' or drop them.")
+        values = wide[name].loc[list(queries)].to_numpy(dtype=np.float64)
         for m_index, measure in enumerate(names):
             layout.append((name, measure, len(blocks)))
             blocks.append(values[:, m_index])
@@ -270,7 +306,7 @@ def _group_intervals(wide, members, names, gen, cfg: _Settings, caller) -> list[
                 blocks.append((values[:, m_index] > 0).astype(np.float64))
     columns = np.column_stack(blocks)
     n = columns.shape[0]
-    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch))
+    sums = resampled_sums(columns, cfg.n_resamples, query_stream(entropy, queries), batch_size(n, cfg.batch))
     return [_one_interval(name, measure, columns, col, sums, n, cfg) for name, measure, col in layout]
 
 
@@ -328,12 +364,14 @@ def bootstrap(
     cfg = _settings(caller, n_resamples, confidence_level, method, batch)
     resolved = per_query_table(table, caller)
     names = _measure_columns(resolved, measures, caller)
-    wide = _wide(resolved, names)
-    gen = as_generator(rng)
+    wide = _wide(resolved, names, caller)
+    entropy = call_entropy(rng, caller)
     groups: dict[tuple, list] = {}
     for name, frame in wide.items():
-        groups.setdefault(tuple(frame.index), []).append(name)
-    results = [r for members in groups.values() for r in _group_intervals(wide, members, names, gen, cfg, caller)]
+        groups.setdefault(tuple(sorted(frame.index)), []).append(name)
+    results = [
+        r for queries, members in groups.items() for r in _group_intervals(wide, queries, members, names, entropy, cfg)
+    ]
     _warn([n for r in results for n in r.notes], caller)
     order = {name: i for i, name in enumerate(wide)}
     results.sort(key=lambda r: (order[r.system], names.index(r.measure)))
@@ -356,7 +394,7 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     if resolved.system is None:
         raise ColumnError("paired_differences needs a per-query table with a system column.")
     name = _measure_columns(resolved, [measure], "paired_differences")[0]
-    wide = _wide(resolved, [name])
+    wide = _wide(resolved, [name], "paired_differences")
     for who in (system, baseline):
         if str(who) not in wide:
             raise InputError(f"paired_differences: unknown system {who!r}; the table has {', '.join(map(repr, wide))}.")
@@ -379,6 +417,8 @@ def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes
     if note:
         notes.append(f"{label}: {note}")
     sd = float(d.std(ddof=1)) if n > 1 else math.nan
+    if n > 1 and sd <= 1e-12 * max(1.0, abs(mean)):
+        sd = 0.0  # equal differences up to rounding (0.3 - 0.2 vs 0.2 - 0.1): no variance, not a tiny one
     if n > 1 and sd > 0:
         half = float(_t_quantile(1 - cfg.alpha, n - 1)) * sd / math.sqrt(n)
         t_ci = (mean - half, mean + half)
@@ -398,8 +438,14 @@ def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes
     elif wins + losses == 0:
         p = 1.0
         notes.append(f"{label}: every difference is zero; p-value set to 1")
+    elif test == "t" and not sd > 0:
+        p = math.nan
+        notes.append(
+            f"{label}: every query changes by the same amount ({mean:+g}), so the t-test is undefined (zero variance); "
+            "its p-value is NaN and left out of the correction: use test='randomization'"
+        )
     elif test == "t":
-        p = float(_t_test_p(d)) if sd > 0 else (0.0 if mean != 0 else 1.0)
+        p = float(_t_test_p(d))
     else:
         from scipy.stats import wilcoxon
 
@@ -422,11 +468,17 @@ def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes
     }
 
 
-def _compare_one(name, baseline, base, other, names, gen, cfg: _Settings, test, notes) -> tuple[list[dict], bool]:
-    """Rows of one system against the baseline (every measure), and whether its randomization test was exact."""
+def _compare_one(name, baseline, base, other, names, entropy, cfg: _Settings, test, notes) -> tuple[list[dict], bool]:
+    """Rows of one system against the baseline (every measure), and whether its randomization test was exact.
+
+    The pair's resamples and sign flips come from the stream of its shared queries
+    (sorted), so they do not depend on row order or on the other systems of the call.
+    """
     joined = base.add_suffix("__base").join(other.add_suffix("__sys"), how="inner")
     if joined.empty:
         raise InputError(f"compare: system {name!r} has no queries in common with the baseline {baseline!r}.")
+    joined = joined.loc[sorted(joined.index)]
+    gen = query_stream(entropy, joined.index)
     n = len(joined)
     b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
     s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
@@ -507,17 +559,17 @@ def compare(
             "(df.rank.compare), or a dict of runs (rankviz.compare)."
         )
     names = _measure_columns(resolved, measures, caller)
-    wide = _wide(resolved, names)
+    wide = _wide(resolved, names, caller)
     baseline = str(baseline)
     if baseline not in wide:
         raise InputError(f"compare: unknown baseline {baseline!r}; the systems are {', '.join(map(repr, wide))}.")
     others = [s for s in wide if s != baseline]
     if not others:
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
-    gen = as_generator(rng)
+    entropy = call_entropy(rng, caller)
     rows, notes, exact_systems = [], [], []
     for name in others:
-        part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, gen, cfg, test, notes)
+        part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, entropy, cfg, test, notes)
         rows.extend(part)
         if exact:
             exact_systems.append(name)

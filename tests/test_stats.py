@@ -228,3 +228,93 @@ def test_bootstrap_is_reproducible_with_rng():
     a = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)["AP"]
     b = stats.bootstrap(x, "AP", rng=42, n_resamples=1000)["AP"]
     assert a.confidence_interval == b.confidence_interval
+
+
+# ----------------------------------------------------------------------------- independent of the rest of the call
+
+
+def _systems(n_systems, n_queries, seed):
+    rng = np.random.default_rng(seed)
+    base = rng.random(n_queries)
+    frames = []
+    for s in range(n_systems):
+        values = np.clip(base + rng.normal(0, 0.2, n_queries), 0, 1) * (rng.random(n_queries) > 0.4)
+        frame = pd.DataFrame({"system": f"s{s}", "query_id": [f"q{i:03d}" for i in range(n_queries)], "RR@10": values,
+                              "nDCG@10": np.clip(values + 0.1, 0, 1)})
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_same_seed_same_interval_alone_with_others_reordered_and_with_missing_queries():
+    table = _systems(51, 40, seed=1)
+    alone = stats.bootstrap(table[table.system == "s0"], ["RR@10", "nDCG@10"], rng=11, n_resamples=2000)
+    shuffled = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    # others in another row order, and some of them missing a query (so they form other groups)
+    gappy = shuffled[~((shuffled.system.isin(["s3", "s7", "s9"])) & (shuffled.query_id == "q005"))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankviz.DegenerateDataWarning)
+        crowd = stats.bootstrap(gappy, ["RR@10", "nDCG@10"], rng=11, n_resamples=2000)
+    for measure in ("RR@10", "nDCG@10"):
+        mine, theirs = alone["s0", measure], crowd["s0", measure]
+        assert mine.confidence_interval == theirs.confidence_interval, measure
+        np.testing.assert_array_equal(mine.bootstrap_distribution, theirs.bootstrap_distribution)
+    # systems with the same queries are still paired (the same resamples), whatever their rows' order
+    assert crowd["s1", "RR@10"].confidence_interval == stats.bootstrap(
+        table[table.system == "s1"], "RR@10", rng=11, n_resamples=2000
+    )["RR@10"].confidence_interval
+
+
+def test_compare_pair_does_not_depend_on_the_other_systems():
+    table = _systems(8, 60, seed=2)
+    pair = table[table.system.isin(["s0", "s1"])]
+    alone = stats.compare(pair, baseline="s0", rng=5, n_resamples=2000).table.set_index(["system", "measure"])
+    crowd = stats.compare(table.iloc[::-1], baseline="s0", rng=5, n_resamples=2000).table.set_index(["system", "measure"])
+    # everything but the corrected p-value (its family is the whole call) is the same
+    pd.testing.assert_frame_equal(alone.loc[["s1"]].drop(columns="p_corrected"), crowd.loc[["s1"]].drop(columns="p_corrected"))
+
+
+@pytest.mark.filterwarnings("ignore::rankviz.DegenerateDataWarning")
+def test_interval_does_not_move_with_summation_order():
+    """Mostly-zero data: many resample means equal the estimate; rounding must not decide their side."""
+    values = np.r_[np.zeros(25), [0.1, 0.2, 1 / 3, 0.05, 0.0625]]
+    one = stats.bootstrap(_table(values, "RR@10"), "RR@10", rng=0, n_resamples=4000)["RR@10"]
+    table = _table(values, "RR@10").assign(other=values[::-1].copy(), third=np.sqrt(values))
+    many = stats.bootstrap(table, ["RR@10", "other", "third"], rng=0, n_resamples=4000)["run", "RR@10"]
+    assert one.confidence_interval == many.confidence_interval
+
+
+# ----------------------------------------------------------------------------- bad per-query tables refused
+
+
+def test_duplicate_and_missing_cells_are_refused_naming_system_query_and_column():
+    table = pd.concat([_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True)
+    doubled = pd.concat([table, table.iloc[[0]]], ignore_index=True)
+    for call in (lambda t: stats.compare(t, baseline="a"), lambda t: stats.bootstrap(t, "AP")):
+        with pytest.raises(rankviz.InputError, match=r"system 'a', query 'q0' has 2 rows in the per-query table"):
+            call(doubled)
+    holed = table.copy()
+    holed.loc[35, "AP"] = np.nan
+    for call in (lambda t: stats.compare(t, baseline="a"), lambda t: stats.bootstrap(t, "AP"),
+                 lambda t: stats.paired_differences(t, system="b", baseline="a", measure="AP")):
+        with pytest.raises(rankviz.InputError, match=r"system 'b', query 'q5' has no finite value in column 'AP' \(nan; 1 such rows\)"):
+            call(holed)
+
+
+def test_too_few_resamples_for_the_level_are_refused():
+    table = _table(np.linspace(0, 1, 30), "AP")
+    with pytest.raises(rankviz.InputError, match=r"'n_resamples' parameter of bootstrap must be at least 40 for a 95% interval"):
+        stats.bootstrap(table, "AP", n_resamples=1)
+    with pytest.raises(rankviz.InputError, match=r"at least 200 for a 99% interval"):
+        stats.bootstrap(table, "AP", n_resamples=100, confidence_level=0.99)
+    assert stats.bootstrap(table, "AP", n_resamples=40, rng=0)["AP"].n_resamples == 40
+
+
+def test_zero_variance_difference_gives_a_defined_p_and_a_note():
+    base = np.linspace(0, 0.5, 10)
+    table = pd.concat([_table(base, "AP", "a"), _table(base + 0.1, "AP", "b")], ignore_index=True)
+    with pytest.warns(rankviz.DegenerateDataWarning, match=r"every query changes by the same amount \(\+0\.1\), so the t-test is undefined"):
+        result = stats.compare(table, baseline="a", test="t", n_resamples=1000, rng=0)
+    assert math.isnan(result.table["p_value"].iloc[0]) and math.isnan(result.table["p_corrected"].iloc[0])
+    with pytest.warns(rankviz.DegenerateDataWarning):
+        exact = stats.compare(table, baseline="a", test="randomization", n_resamples=2000, rng=0)
+    assert exact.table["p_value"].iloc[0] == pytest.approx(2 / 2**10)  # exact: only all + or all - flips reach it
