@@ -1,0 +1,32 @@
+"""Interactive per-query debugging with ipywidgets.
+
+Two tools, each a thin widget over a model object that holds the logic and returns
+data, so that everything the widgets show can be computed and tested without a
+browser. The package shows its layers:
+
+:mod:`rankviz.widgets.playground`
+    :class:`PlaygroundModel` (a relevance vector -> a dict of measures and the
+    sentences that explain RR), the :class:`Playground` widget and
+    :func:`playground`: toggle results 1..n relevant and watch RR, Hit@k, P@k,
+    R@k, AP and nDCG@k move (MRR swings from 1 to 1/3 when the first relevant
+    result moves from rank 1 to rank 3; recall hardly moves).
+:mod:`rankviz.widgets.explorer`
+    :class:`ExplorerModel` (worst-first queries, measures and ranked lists as
+    DataFrames and dicts), the :class:`Explorer` widget and :func:`explore`, which
+    ``df.rank.explore(qrels=qrels)`` calls.
+:mod:`rankviz.widgets.ranked`
+    One query's ranked list at a time, from that query's rows only, joined with
+    document titles and texts (what the explorer's table shows).
+:mod:`rankviz.widgets.render`
+    The one module that turns what the models return into HTML; it escapes every
+    user string (query ids and texts, document ids, titles and texts, system names).
+
+Every number comes from :func:`rankviz.evaluate` and :func:`rankviz.ranked_list`;
+nothing is re-implemented here. ``import rankviz`` does not import this package
+(nor ipywidgets): ``df.rank.explore`` imports it on first use.
+"""
+
+from .explorer import Explorer, ExplorerModel, explore
+from .playground import Playground, PlaygroundModel, playground
+
+__all__ = ["Explorer", "ExplorerModel", "Playground", "PlaygroundModel", "explore", "playground"]
