@@ -59,6 +59,9 @@ def test_main_job_writes_index_and_one_html_per_notebook(rendered):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_rendered_notebook_is_self_contained(rendered, path):
     html = (rendered[0] / f"{path.stem}.html").read_text()
+    if path.stem == "05_interactive":
+        # both widgets (the playground and the explorer) reached the executed notebook's outputs
+        assert html.count('<script type="application/vnd.jupyter.widget-view+json">') == 2
     assert not re.search(r"<script[^>]*src=[\"']https?://", html), "external script left in the HTML"
     if path.stem != "05_interactive":
         assert "data:image/png;base64," in html, "plots should be embedded as images"

@@ -18,7 +18,7 @@ import ipywidgets as w
 import numpy as np
 import pandas as pd
 
-from .._columns import ALIASES, Columns
+from .._columns import Columns
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from .._tables import query_texts
 from .._validation import check_cutoff, check_int
@@ -56,24 +56,6 @@ def _order_and_k(measure, k) -> tuple[Measure, int]:
             f"follows the k slider: pass measure={_label(order_measure)!r} with k={k}, or k={stated_cutoff}."
         )
     return order_measure, k
-
-
-def _forward_columns(columns: Columns) -> dict[str, str]:
-    """The ``columns=`` overrides as :func:`rankviz.evaluate` and :func:`rankviz.ranked_list` take them today.
-
-    Today each role is its own keyword (``doc='docno'``); once both take
-    ``columns=``, this body becomes ``return {"columns": columns}``. Until then a
-    query or system column cannot be named: ``ranked_list``'s ``query`` and
-    ``system`` arguments are the *values* and clash with keywords of those names.
-    """
-    given = {role: name for role, name in dataclasses.asdict(columns).items() if name is not None}
-    for role in ("query", "system"):
-        if role in given:
-            raise InputError(
-                f"explore: columns={{{role!r}: {given[role]!r}}} is not supported yet (rankviz.ranked_list takes "
-                f"the {role} as a value); rename the column to {ALIASES[role][0]!r} instead."
-            )
-    return given
 
 
 class ExplorerModel:
@@ -146,7 +128,7 @@ class ExplorerModel:
         self._run = run
         self._qrels = qrels
         given = {"order": order, "score_dtype": score_dtype}
-        self._options = {**_forward_columns(self.columns), **{key: v for key, v in given.items() if v is not None}}
+        self._options = {"columns": self.columns, **{key: v for key, v in given.items() if v is not None}}
         self.order_label = _label(order_measure)
         standard = [_label(Measure(f, cutoff=cutoff, rel=1 if f == "nDCG" else self.rel)) for f, cutoff in _ORDER_CHOICES]
         #: the choices of the "worst by" menu: "@k" marks a cutoff that follows the k slider
