@@ -18,6 +18,17 @@ matplotlib.use("Agg")
 
 MODULES = [
     "rankviz.measures",
+    "rankviz.measures._registry",
+    "rankviz.measures._measure",
+    "rankviz.measures._parse",
+    "rankviz.measures._tools",
+    "rankviz.measures.rr",
+    "rankviz.measures.ndcg",
+    "rankviz.measures.ap",
+    "rankviz.measures.precision",
+    "rankviz.measures.recall",
+    "rankviz.measures.success",
+    "rankviz.measures.rprec",
     "rankviz.io",
     "rankviz.evaluation",
     "rankviz.accessor",
