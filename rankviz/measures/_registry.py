@@ -182,7 +182,7 @@ class Family:
             raise InputError(f"trec_cut_name must look like 'ndcg_cut_{{k}}'. Got {self.trec_cut_name!r} for {self.name}.")
         clash = _RESERVED & set(self.params)
         if clash:
-            raise InputError(f"{self.name}: a parameter cannot be named {sorted(clash)[0]!r} (a field of every Measure).")
+            raise InputError(f"{self.name}: a parameter cannot be named {min(clash)!r} (a field of every Measure).")
         for key, param in self.params.items():
             if not isinstance(param, Param):
                 raise InputError(f"{self.name}: parameter {key!r} must be declared as a Param. Got {param!r}.")
