@@ -175,6 +175,8 @@ class Family:
     doc: str = dataclasses.field(default="", repr=False)
 
     def __post_init__(self):
+        # aliases="MRR" means one alias, not three letters
+        object.__setattr__(self, "aliases", (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases))
         for label, text in [("name", self.name), *(("alias", a) for a in self.aliases), ("trec_name", self.trec_name)]:
             if text is not None and not _NAME.match(text):
                 raise InputError(f"The {label} {text!r} of a measure family must match {NAME_PATTERN}.")
@@ -191,7 +193,6 @@ class Family:
             raise InputError(f"{self.name}: kernel and expected must be callables (expected may be None).")
         object.__setattr__(self, "params", types.MappingProxyType(dict(self.params)))
         object.__setattr__(self, "refusals", types.MappingProxyType(dict(self.refusals)))
-        object.__setattr__(self, "aliases", tuple(self.aliases))
         if not self.examples:
             object.__setattr__(self, "examples", (f"{self.name}@10" if self.needs_cutoff else self.name,))
 
