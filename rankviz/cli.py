@@ -15,20 +15,7 @@ def trec_name(measure) -> str:
     """trec_eval's output name of a measure (``RR`` -> ``recip_rank``, ``nDCG@10`` -> ``ndcg_cut_10``)."""
     from .measures import parse_measure
 
-    m = parse_measure(measure)
-    if m.rel != 1 or m.gain != "linear":
-        return m.name
-    k = m.cutoff
-    names = {
-        "RR": "recip_rank" if k is None else None,
-        "AP": "map" if k is None else f"map_cut_{k}",
-        "nDCG": "ndcg" if k is None else f"ndcg_cut_{k}",
-        "P": f"P_{k}",
-        "R": f"recall_{k}",
-        "Success": f"success_{k}",
-        "Rprec": "Rprec",
-    }
-    return names.get(m.family) or m.name
+    return parse_measure(measure).trec_name
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,0 +1,86 @@
+"""Measures as small immutable values, declared once in a registry.
+
+A measure is a family (``RR``, ``nDCG``, ``AP``, ``P``, ``R``, ``Success``, ``Rprec``)
+plus parameters (a cutoff ``k``, a relevance threshold ``rel``, a ``gain``). Its repr
+is the canonical name in ir_measures' spelling, so names round-trip and serve as
+dict keys and column labels::
+
+    >>> from rankviz.measures import RR, nDCG, parse_measure
+    >>> RR @ 10
+    RR@10
+    >>> RR(rel=2) @ 10
+    RR(rel=2)@10
+    >>> nDCG(gain="exp") @ 10
+    nDCG(gain='exp')@10
+    >>> parse_measure("MRR@10") == RR @ 10
+    True
+    >>> (nDCG @ 10).trec_name, parse_measure("ndcg_cut.10")
+    ('ndcg_cut_10', nDCG@10)
+
+Each family is declared once, as a :class:`Family` in its own module (``rr``,
+``ndcg``, ``ap``, ``precision``, ``recall``, ``success``, ``rprec``) next to its two
+kernels; the parser, :func:`rankviz.kernels.compute` and trec_eval naming read the
+declarations. :func:`register_family` adds a family at runtime.
+
+The semantics follow trec_eval 10 (see each family's module and the project's
+DESIGN, section 4). All denominators come from the judgements (qrels), not from
+the retrieved list.
+
+Families
+--------
+RR
+    Reciprocal rank of the first relevant item in the top ``k`` (trec_eval
+    ``recip_rank``, without a cutoff). The mean over queries is MRR.
+nDCG
+    Normalised DCG (Järvelin & Kekäläinen, TOIS 2002) over the ideal ordering of all
+    judged grades; ``gain='linear'`` (trec_eval ``ndcg``/``ndcg_cut``) or ``'exp'``.
+AP
+    Average precision, divided by the number ``R`` of relevant judged items
+    (trec_eval ``map``; with a cutoff, ``map_cut``).
+P
+    Precision at ``k``, divided by ``k`` (trec_eval ``P``).
+R
+    Recall at ``k``, divided by ``R`` (trec_eval ``recall``).
+Success
+    1 if any relevant item is in the top ``k`` (trec_eval ``success``).
+Rprec
+    Relevant items in the top ``R``, divided by ``R`` (trec_eval ``Rprec``).
+"""
+
+from __future__ import annotations
+
+from . import ap, ndcg, precision, recall, rprec, rr, success
+from ._measure import Measure
+from ._parse import parse_measure, parse_measures
+from ._registry import Family, Param, families, get_family, register_family, unregister_family
+
+__all__ = [
+    "Measure",
+    "RR",
+    "nDCG",
+    "AP",
+    "P",
+    "R",
+    "Success",
+    "Rprec",
+    "parse_measure",
+    "parse_measures",
+    "Family",
+    "Param",
+    "register_family",
+    "unregister_family",
+    "get_family",
+    "families",
+]
+
+for _module in (rr, ndcg, ap, precision, recall, success, rprec):
+    register_family(_module.FAMILY)
+del _module
+
+RR = Measure("RR")
+nDCG = Measure("nDCG")
+AP = Measure("AP")
+P = Measure("P")  # a template: write P @ 5
+R = Measure("R")
+Success = Measure("Success")
+Rprec = Measure("Rprec")

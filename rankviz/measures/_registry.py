@@ -1,0 +1,317 @@
+"""The measure registry: one :class:`Family` declaration per measure family.
+
+A declaration says everything rankviz needs to know about a family: its parameters
+(:class:`Param`), the names people type for it, its trec_eval output names, whether
+it needs a cutoff, whether its denominator comes from the judgements, and its two
+kernels. The parser (:func:`rankviz.measures.parse_measure`), :class:`Measure`,
+:func:`rankviz.kernels.compute` and the trec_eval naming of ``rankviz eval`` all read
+the registry, so a family registered at runtime works everywhere at once.
+
+Examples
+--------
+>>> from rankviz.measures import get_family
+>>> ndcg = get_family("nDCG")
+>>> ndcg.trec_name, ndcg.trec_cut_name, ndcg.judgement_denominator
+('ndcg', 'ndcg_cut_{k}', True)
+>>> ndcg.params["gain"].choices
+('linear', 'exp')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import re
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._errors import InputError, UnknownMeasureError
+from .._validation import check_choice, check_int
+
+__all__ = [
+    "Param",
+    "Family",
+    "register_family",
+    "unregister_family",
+    "get_family",
+    "families",
+    "find_family",
+    "REL",
+    "find_cut_family",
+    "lower_names",
+    "example_names",
+]
+
+#: what a family name, an alias or a trec_eval name (without cutoff) may look like
+NAME_PATTERN = r"[A-Za-z_][A-Za-z_\-]*"
+_NAME = re.compile(rf"^{NAME_PATTERN}$")
+#: Measure's own fields: no family parameter may take these names
+_RESERVED = frozenset({"family", "cutoff", "params"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One parameter a measure family accepts (as ir_measures' ``ParamInfo``).
+
+    Parameters
+    ----------
+    type : {int, float, str}
+        Type of the value; in a measure name, ``key=value`` is read as this type.
+    default : object
+        The value when the parameter is not given. Defaults are left out of a
+        measure's canonical name.
+    desc : str
+        One line saying what the parameter does.
+    choices : tuple, optional
+        The allowed values (after ``aliases`` are applied); any value of ``type`` if None.
+    aliases : mapping, optional
+        Other spellings of a choice, e.g. ``{"exponential": "exp"}``.
+
+    Examples
+    --------
+    >>> gain = Param(str, "linear", "gain of a grade g", choices=("linear", "exp"), aliases={"exponential": "exp"})
+    >>> gain.check("exponential", "gain", "nDCG")
+    'exp'
+    >>> Param(int, 1, "minimum relevant grade").check("2", "rel", "RR")
+    Traceback (most recent call last):
+    ...
+    rankviz._errors.InputError: The 'rel' parameter of RR must be an int. Got '2' instead.
+    """
+
+    type: type
+    default: Any
+    desc: str
+    choices: tuple | None = None
+    aliases: Mapping[str, Any] | tuple = ()
+
+    def __post_init__(self):
+        if self.type not in (int, float, str):
+            raise TypeError(f"Param type must be int, float or str. Got {self.type!r}.")
+        pairs = tuple(sorted(dict(self.aliases).items()))
+        object.__setattr__(self, "aliases", pairs)
+        if self.choices is not None:
+            object.__setattr__(self, "choices", tuple(self.choices))
+
+    def check(self, value, name: str, caller: str):
+        """Return ``value`` in canonical form, or raise an :class:`InputError` naming the parameter and ``caller``."""
+        if isinstance(value, str):
+            value = dict(self.aliases).get(value, value)
+        if self.choices is not None:
+            return check_choice(value, name, caller, self.choices)
+        if self.type is int:
+            return check_int(value, name, caller)
+        if self.type is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return float(value)
+        if self.type is str and isinstance(value, str):
+            return value
+        raise InputError(f"The {name!r} parameter of {caller} must be a {self.type.__name__}. Got {value!r} instead.")
+
+    def read(self, text: str, measure: str):
+        """The value written as ``text`` inside a measure name, typed by the declaration (not yet checked)."""
+        text = text.strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            return text[1:-1]
+        if self.type is str and _NAME.match(text):
+            return text
+        try:
+            return int(text) if self.type is int else float(text)
+        except ValueError:
+            raise InputError(f"Cannot read the parameter value {text!r} in measure {measure!r}.") from None
+
+
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
+class Family:
+    """The declaration of one measure family.
+
+    Parameters
+    ----------
+    name : str
+        Canonical name, as in ``name(param=value)@k`` (``"RR"``, ``"nDCG"``).
+    kernel : callable
+        ``kernel(j, hits, measure) -> ndarray``: the value per cell (float64, length
+        ``j.n_cells``) from a :class:`rankviz._judged.Judged` ``j`` and its
+        :class:`~rankviz.measures._tools.Hits` under the requested tie order.
+    expected : callable or None
+        ``expected(j, groups, measure) -> ndarray``: the exact expectation over all
+        orderings of every tie group, from the
+        :class:`~rankviz.measures._tools.TieGroups`. None: ``ties='expected'`` is refused.
+    params : dict of str to Param
+        The parameters the family accepts, besides the cutoff.
+    aliases : tuple of str
+        Other names people type (matched case-insensitively).
+    trec_name : str or None
+        trec_eval's name of the measure without a cutoff (``"recip_rank"``, ``"map"``);
+        it is also accepted as a name.
+    trec_cut_name : str or None
+        trec_eval's name at a cutoff, ending in ``_{k}`` (``"ndcg_cut_{k}"``, ``"P_{k}"``);
+        ``ndcg_cut_10`` and ``ndcg_cut.10`` are then accepted as names.
+    needs_cutoff : bool
+        True when the measure is only defined at a cutoff (``P@5``, not ``P``).
+    judgement_denominator : bool
+        True when the denominator comes from the judgements (R, the ideal DCG): such
+        measures are biased without qrels (closed world).
+    examples : tuple of str
+        Names shown in error messages and did-you-mean hints; default ``name@10``
+        or ``name``.
+    refusals : dict of str to str
+        Why the family takes no such parameter, for parameters that other families
+        take (``{"rel": "nDCG uses every grade as its gain"}``).
+    doc : str
+        The definition: the formula and a citation.
+    """
+
+    name: str
+    kernel: Callable
+    expected: Callable | None = None
+    params: Mapping[str, Param] = dataclasses.field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    trec_name: str | None = None
+    trec_cut_name: str | None = None
+    needs_cutoff: bool = False
+    judgement_denominator: bool = False
+    examples: tuple[str, ...] = ()
+    refusals: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    doc: str = dataclasses.field(default="", repr=False)
+
+    def __post_init__(self):
+        # aliases="MRR" means one alias, not three letters
+        object.__setattr__(self, "aliases", (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases))
+        for label, text in [("name", self.name), *(("alias", a) for a in self.aliases), ("trec_name", self.trec_name)]:
+            if text is not None and not _NAME.match(text):
+                raise InputError(f"The {label} {text!r} of a measure family must match {NAME_PATTERN}.")
+        if self.trec_cut_name is not None and not re.fullmatch(rf"{NAME_PATTERN}_\{{k\}}", self.trec_cut_name):
+            raise InputError(f"trec_cut_name must look like 'ndcg_cut_{{k}}'. Got {self.trec_cut_name!r} for {self.name}.")
+        clash = _RESERVED & set(self.params)
+        if clash:
+            raise InputError(f"{self.name}: a parameter cannot be named {min(clash)!r} (a field of every Measure).")
+        for key, param in self.params.items():
+            if not isinstance(param, Param):
+                raise InputError(f"{self.name}: parameter {key!r} must be declared as a Param. Got {param!r}.")
+            param.check(param.default, key, self.name)
+        if not callable(self.kernel) or not (self.expected is None or callable(self.expected)):
+            raise InputError(f"{self.name}: kernel and expected must be callables (expected may be None).")
+        object.__setattr__(self, "params", types.MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "refusals", types.MappingProxyType(dict(self.refusals)))
+        if not self.examples:
+            object.__setattr__(self, "examples", (f"{self.name}@10" if self.needs_cutoff else self.name,))
+
+    @property
+    def trec_cut_prefix(self) -> str | None:
+        """``trec_cut_name`` without its ``_{k}`` suffix (``"ndcg_cut"``), or None."""
+        return None if self.trec_cut_name is None else self.trec_cut_name[: -len("_{k}")]
+
+    def names(self) -> list[str]:
+        """Every spelling that names this family: name, aliases and trec_eval name."""
+        return [n for n in (self.name, *self.aliases, self.trec_name) if n is not None]
+
+    def refuse(self, key: str) -> InputError:
+        """The error for a parameter this family does not take."""
+        why = self.refusals.get(key)
+        if why:
+            return InputError(f"{self.name} takes no {key!r} parameter: {why}.")
+        known = ", ".join(self.params) or "none"
+        return InputError(f"{self.name} takes no {key!r} parameter (it takes: {known}).")
+
+
+#: The relevance threshold most families take.
+REL = Param(int, 1, "minimum grade that counts as relevant (trec_eval -l)")
+
+_FAMILIES: dict[str, Family] = {}
+_BY_NAME: dict[str, Family] = {}  # lower-cased name, alias or trec_eval name -> family
+_BY_CUT: dict[str, Family] = {}  # lower-cased trec_eval cutoff prefix ("ndcg_cut") -> family
+
+
+def _keys(family: Family) -> tuple[set[str], set[str]]:
+    names = {n.lower() for n in family.names()}
+    cuts = {family.trec_cut_prefix.lower()} if family.trec_cut_prefix else set()
+    return names, cuts
+
+
+def register_family(family: Family) -> Family:
+    """Add a family to the registry; its names then parse, evaluate and print everywhere.
+
+    Raises
+    ------
+    InputError
+        If its name, an alias or a trec_eval name is already taken by another family.
+
+    Examples
+    --------
+    >>> import numpy as np, rankviz
+    >>> def count(j, hits, m):  # relevant items in the top k, not divided
+    ...     use = (hits.grade >= m.rel) & (hits.pos <= m.cutoff)
+    ...     return np.bincount(hits.cell[use], minlength=j.n_cells).astype(float)
+    >>> fam = register_family(Family(name="NumRelRet", kernel=count, needs_cutoff=True,
+    ...                              params={"rel": Param(int, 1, "minimum relevant grade")},
+    ...                              trec_cut_name="num_rel_ret_{k}"))
+    >>> m = rankviz.parse_measure("num_rel_ret.5")
+    >>> m, m.trec_name
+    (NumRelRet@5, 'num_rel_ret_5')
+    >>> rankviz.evaluate({"q1": [0, 1, 1]}, [m])["NumRelRet@5"].item()
+    2.0
+    >>> unregister_family("NumRelRet")
+    """
+    if not isinstance(family, Family):
+        raise InputError(f"register_family takes a Family declaration. Got {type(family).__name__} instead.")
+    names, cuts = _keys(family)
+    for other in _FAMILIES.values():
+        other_names, other_cuts = _keys(other)
+        taken = sorted((names & other_names) | (cuts & other_cuts))
+        if taken:
+            raise InputError(
+                f"Cannot register measure family {family.name!r}: the name {taken[0]!r} already belongs to "
+                f"{other.name!r} (names and aliases are matched case-insensitively)."
+            )
+    _FAMILIES[family.name] = family
+    _BY_NAME.update(dict.fromkeys(names, family))
+    _BY_CUT.update(dict.fromkeys(cuts, family))
+    return family
+
+
+def unregister_family(name: str) -> None:
+    """Remove a family from the registry (for tests and plugins that clean up after themselves)."""
+    family = get_family(name)
+    del _FAMILIES[family.name]
+    for table in (_BY_NAME, _BY_CUT):
+        for key in [k for k, v in table.items() if v is family]:
+            del table[key]
+
+
+def get_family(name: str) -> Family:
+    """The declaration of the family called ``name`` exactly (``"RR"``, not ``"MRR"``).
+
+    Raises
+    ------
+    UnknownMeasureError
+        For a name that is not a registered family.
+    """
+    family = _FAMILIES.get(name) if isinstance(name, str) else None
+    if family is None:
+        raise UnknownMeasureError(f"Unknown measure family {name!r}; known: {', '.join(_FAMILIES)}.")
+    return family
+
+
+def families() -> tuple[Family, ...]:
+    """The registered families, in registration order."""
+    return tuple(_FAMILIES.values())
+
+
+def find_family(name: str) -> Family | None:
+    """The family a name, alias or trec_eval name stands for (exact name first, then case-insensitive)."""
+    return _FAMILIES.get(name) or _BY_NAME.get(name.lower()) if isinstance(name, str) else None
+
+
+def find_cut_family(prefix: str) -> Family | None:
+    """The family whose trec_eval cutoff name starts with ``prefix`` (``"ndcg_cut"``, ``"P"``), any case."""
+    return _BY_CUT.get(prefix.lower())
+
+
+def lower_names() -> list[str]:
+    """Every lower-cased family name, alias and trec_eval name (without cutoff)."""
+    return list(_BY_NAME)
+
+
+def example_names() -> list[str]:
+    """Names to suggest when a measure name is unknown: every family's examples and lower-cased names."""
+    return [name for family in _FAMILIES.values() for name in family.examples] + lower_names()
