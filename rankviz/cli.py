@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ._options import TIES
+
 __all__ = ["main", "trec_name"]
 
 DEFAULT_EVAL_MEASURES = ["RR", "AP", "Rprec", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "R@1000", "Success@10"]
@@ -32,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade (trec_eval -l), default 1")
     ev.add_argument("--missing", choices=("zero", "drop", "error"), default="zero",
                     help="judged queries the run did not retrieve: score 0 (default, trec_eval -c), drop, or error")
-    ev.add_argument("--ties", choices=("trec_eval", "expected", "optimistic", "pessimistic"), default="trec_eval")
+    ev.add_argument("--ties", choices=TIES, default="trec_eval")
 
     rep = sub.add_parser("report", help="write a one-file HTML report", description="Evaluate runs and write a shareable HTML report.")
     rep.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (the first is the baseline)")

@@ -29,13 +29,11 @@ import numpy as np
 
 from ._errors import InputError
 from ._judged import Judged
+from ._options import TIES
 from .measures import Measure
 from .measures._tools import cap, first_in_cell, positions, tie_groups
 
 __all__ = ["compute", "first_relevant_rank", "TIES"]
-
-TIES = ("trec_eval", "expected", "optimistic", "pessimistic")
-
 
 def compute(j: Judged, measure: Measure, ties: str = "trec_eval") -> np.ndarray:
     """Per-cell values of one measure (float64, length ``j.n_cells``), by its family's kernel."""

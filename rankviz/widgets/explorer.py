@@ -22,6 +22,7 @@ from .._columns import Columns
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from .._tables import query_texts
 from .._validation import check_cutoff, check_int
+from .._pipeline import with_rel
 from ..evaluation import evaluate
 from ..measures import Measure, parse_measure
 from . import render
@@ -130,7 +131,7 @@ class ExplorerModel:
         given = {"order": order, "score_dtype": score_dtype}
         self._options = {"columns": self.columns, **{key: v for key, v in given.items() if v is not None}}
         self.order_label = _label(order_measure)
-        standard = [_label(Measure(f, cutoff=cutoff, rel=1 if f == "nDCG" else self.rel)) for f, cutoff in _ORDER_CHOICES]
+        standard = [_label(m) for m in with_rel([Measure(f, cutoff=cutoff) for f, cutoff in _ORDER_CHOICES], self.rel)]
         #: the choices of the "worst by" menu: "@k" marks a cutoff that follows the k slider
         self.order_labels = list(dict.fromkeys([*standard, self.order_label]))
         self._cache: OrderedDict[int, pd.DataFrame] = OrderedDict()
