@@ -88,10 +88,8 @@ def metric_at_k(data, *, measures=("RR", "R", "nDCG"), hue=None, ax=None, **kwar
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> names = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)]
     >>> table = rankviz.evaluate(run, names, qrels)
     >>> fig, ax = plt.subplots(figsize=(8, 5))
@@ -285,10 +283,8 @@ def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, thresholds=(0.5
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, ["RR@10", "R@100"], qrels, per_query=True)
     >>> fig, ax = plt.subplots(figsize=(6, 6))
     >>> ax = rankviz.plots.recall_vs_mrr(table, k=10, recall_k=100, ax=ax)

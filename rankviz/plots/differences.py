@@ -60,10 +60,8 @@ def paired_differences(data, *, system=None, baseline=None, measure=None, ax=Non
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
     >>> fig, ax = plt.subplots(figsize=(8, 4))
     >>> ax = rankviz.plots.paired_differences(table, system="bm25+rerank", baseline="bm25",

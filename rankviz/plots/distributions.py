@@ -72,10 +72,8 @@ def rr_distribution(data, *, k=10, measure=None, stat="percent", hue=None, ax=No
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
     >>> fig, ax = plt.subplots(figsize=(9, 4))
     >>> ax = rankviz.plots.rr_distribution(table, k=10, ax=ax)

@@ -212,10 +212,8 @@ def ci(results, *, baseline=None, sort=True, ax=None, **kwargs) -> Axes:
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, ["RR@10", "nDCG@10"], qrels, per_query=True)
     >>> results = rankviz.stats.bootstrap(table, ["RR@10", "nDCG@10"], rng=0)
     >>> fig, ax = plt.subplots(figsize=(7, 5))
@@ -393,10 +391,8 @@ def bootstrap_distribution(result, *, system=None, measure=None, bins=50, ax=Non
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
     >>> results = rankviz.stats.bootstrap(table, "RR@10", rng=0)
     >>> fig, ax = plt.subplots(figsize=(7, 4))

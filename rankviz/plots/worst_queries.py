@@ -81,10 +81,8 @@ def failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt
-    >>> import rankviz, rankviz.plots
-    >>> from rankviz.datasets import load_example
-    >>> run, qrels, queries = load_example()
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
     >>> fig, ax = plt.subplots(figsize=(8, 7))
     >>> ax = rankviz.plots.failures(table, measure="RR@10", n=15, system="bm25",
