@@ -162,9 +162,9 @@ def one_result(results, caller: str, *, system=None, measure=None) -> BootstrapR
         return items[0]
     systems = list(dict.fromkeys(str(r.system) for r in items))
     measures = list(dict.fromkeys(r.measure for r in items))
-    choose = f"system= (systems: {columns_text(systems)})" if len(systems) > 1 else ""
-    if len(measures) > 1:
-        choose += (" and " if choose else "") + f"measure= (measures: {columns_text(measures)})"
+    ways = [f"system= (systems: {columns_text(systems)})"] if len(systems) > 1 else []
+    ways += [f"measure= (measures: {columns_text(measures)})"] if len(measures) > 1 else []
+    choose = " and ".join(ways) or "system= or measure="
     if isinstance(results, Mapping):
         choose += f", or pass one of them, e.g. results[{next(iter(results))!r}]"
     elif isinstance(results, (list, tuple)):
