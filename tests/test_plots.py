@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
+import importlib
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 
 import matplotlib
 
@@ -24,11 +27,17 @@ import rankviz
 import rankviz.plots as rp
 from rankviz import ColumnError, InputError
 from rankviz.datasets import load_example
+from rankviz.plots.curves import prepare_metric_at_k, prepare_recall_vs_mrr
+from rankviz.plots.differences import prepare_paired_differences
+from rankviz.plots.distributions import prepare_rr_distribution
+from rankviz.plots.intervals import interval_frame, prepare_bootstrap_distribution, prepare_ci
+from rankviz.plots.worst_queries import prepare_failures
 
 from .conftest import shared_path
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
+PLOT_MODULES = ["style", "inputs", "distributions", "worst_queries", "intervals", "differences", "curves", "namespace"]
 
 
 # ----------------------------------------------------------------------------- data
@@ -223,9 +232,59 @@ def test_inputs_are_not_modified():
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(rp, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(rp, optionflags=doctest.ELLIPSIS)  # the package lists its modules' examples
     assert result.attempted > 0
     assert result.failed == 0
+
+
+@pytest.mark.parametrize("name", PLOT_MODULES)
+def test_docstring_examples_run_in_each_module(name):
+    result = doctest.testmod(importlib.import_module(f"rankviz.plots.{name}"), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_modules_stay_small_and_import_no_private_name_of_another():
+    root = Path(rp.__file__).parent
+    for path in sorted(root.glob("*.py")):
+        source = path.read_text()
+        assert len(source.splitlines()) <= 600, path.name
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom):
+                private = [alias.name for alias in node.names if alias.name.startswith("_")]
+                assert private == [], f"{path.name} imports {private} from {node.module}"
+            if isinstance(node, ast.FunctionDef):
+                assert _code_lines(node, source) <= 80, f"{path.name}: {node.name}"
+
+
+def _code_lines(node: ast.FunctionDef, source: str) -> int:
+    """Lines of a function's body that are neither its docstring, blank nor comments."""
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    if not body:
+        return 0
+    lines = source.splitlines()[body[0].lineno - 1 : node.end_lineno]
+    return sum(1 for line in lines if line.strip() and not line.strip().startswith("#"))
+
+
+def test_prepare_steps_run_without_matplotlib():
+    code = """
+import sys
+import pandas as pd
+import rankviz
+from rankviz.plots import curves, differences, distributions, intervals, worst_queries
+table = pd.DataFrame({"system": ["x"] * 40 + ["y"] * 40, "query_id": [f"q{i}" for i in range(40)] * 2,
+                      "RR@10": [1.0, 0.5, 0.0, 0.25] * 20, "R@100": [1.0, 0.5] * 40})
+distributions.prepare_rr_distribution(table)
+worst_queries.prepare_failures(table, system="x", compare="y", queries={"q1": "text"})
+differences.prepare_paired_differences(table, system="y", baseline="x", measure="RR@10")
+curves.prepare_recall_vs_mrr(table, per_query=True)
+curves.prepare_metric_at_k(table.rename(columns={"R@100": "RR@100"}), measures="RR")
+results = rankviz.stats.bootstrap(table, "RR@10", n_resamples=50, rng=0)
+intervals.prepare_ci(results)
+intervals.prepare_bootstrap_distribution(results, system="x")
+assert "matplotlib" not in sys.modules, "a prepare step imported matplotlib"
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(rankviz.__file__).parents[1])
 
 
 # ----------------------------------------------------------------------------- rr_distribution
@@ -434,7 +493,7 @@ def test_failures_errors():
         rp.failures(table, measure="AP", system="bm25")
     with pytest.raises(InputError, match="'n' parameter"):
         rp.failures(table, system="bm25", n=0)
-    with pytest.raises(ColumnError, match="'text' column"):
+    with pytest.raises(ColumnError, match=r"text column \('text'"):  # the message of rankviz._tables.query_texts
         rp.failures(table, system="bm25", queries=pd.DataFrame({"query_id": ["q1"], "body": ["x"]}))
 
 
@@ -537,11 +596,9 @@ def test_bootstrap_distribution_histogram_interval_and_estimate():
     assert sum(p.get_height() for p in patches) == result.n_resamples
     span = [p for p in ax.patches if not any(p in c.patches for c in ax.containers)]
     assert len(span) == 1
-    xs = span[0].get_path().vertices[:, 0] if hasattr(span[0], "get_path") else None
     corners = span[0].get_patch_transform().transform(span[0].get_path().vertices)[:, 0]
     assert min(corners) == pytest.approx(result.confidence_interval.low, abs=0, rel=1e-12)
     assert max(corners) == pytest.approx(result.confidence_interval.high, abs=0, rel=1e-12)
-    assert xs is not None
     assert [line.get_xdata()[0] for line in ax.get_lines()] == [result.estimate]
     assert "RR@10" in ax.get_xlabel() and "bm25" in ax.get_title()
 
@@ -682,6 +739,190 @@ def test_recall_vs_mrr_errors_and_small_data():
     assert ax.has_data()
 
 
+# ----------------------------------------------------------------------------- prepare steps: what is drawn, without drawing
+
+
+def test_prepare_rr_distribution_counts_per_rank_and_the_not_found_bar():
+    frame = prepare_rr_distribution(example_table(), k=10, stat="count")
+    expected = _expected_first_hits(10)
+    assert list(pd.unique(frame["group"])) == list(expected.columns)
+    for system, part in frame.groupby("group", sort=False):
+        assert part["count"].tolist() == expected[system].tolist()
+        assert part["tail"].tolist() == [False] * 10 + [True]
+        assert part["rank_label"].iloc[-1] == "not in\ntop 10" and part["rr_label"].iloc[-1] == "0"
+    assert frame["bar_label"].isna().all()  # several series: no numbers on the bars
+    shares = prepare_rr_distribution(one_system(example_table()), k=10)
+    assert shares["height"].sum() == pytest.approx(1.0)
+    assert shares["bar_label"].tolist() == [rp.style.percent(h) for h in shares["height"]]
+    small = prepare_rr_distribution(small_table(), stat="count")
+    assert small.loc[small.group == "x", "count"].tolist() == [1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 2]
+    uncut = prepare_rr_distribution(small_table().rename(columns={"RR@10": "RR"}), measure="RR", k=3, stat="count")
+    y = uncut[uncut.group == "y"]
+    assert y["rank_label"].tolist()[-2:] == ["> 3", "none\nfound"]
+    assert y["count"].tolist() == [1, 2, 0, 1, 1]  # RR 1, 0.5, 0.5, then 0.1 (rank 10) and 0
+
+
+def test_prepare_failures_is_the_n_lowest_sorted_with_their_texts():
+    table, queries = example_table(), _example()[2]
+    frame = prepare_failures(table, measure="nDCG@10", system="bm25", compare="rrf", n=25, queries=queries)
+    wide = table.pivot(index="query_id", columns="system", values="nDCG@10")
+    order = one_system(table).sort_values(["nDCG@10", "query_id"], kind="mergesort").head(25)["query_id"].tolist()
+    mine, other = frame[frame.system == "bm25"], frame[frame.system == "rrf"]
+    assert mine["query_id"].tolist() == order and other["query_id"].tolist() == order
+    assert mine["position"].tolist() == list(range(25))
+    assert mine["value"].tolist() == wide.loc[order, "bm25"].tolist()
+    assert other["value"].tolist() == wide.loc[order, "rrf"].tolist()
+    texts = dict(zip(queries["query_id"], queries["text"]))
+    assert mine["label"].tolist() == [rp.style.shorten(texts[q]) for q in order]
+    np.testing.assert_array_equal(mine["delta"], (wide.loc[order, "rrf"] - wide.loc[order, "bm25"]).to_numpy())
+    signs = np.sign(mine["delta"].to_numpy())
+    assert mine["delta_sign"].tolist() == [{1.0: "win", -1.0: "loss", 0.0: "none"}[x] for x in signs]
+    assert frame.attrs["ylabel"] == "query text" and "nDCG@10" in frame.attrs["title"]
+
+
+def test_prepare_ci_bounds_are_the_results():
+    single, several = _bootstrap()
+    frame = prepare_ci(several, baseline="bm25")
+    intervals = frame[frame.kind == "interval"]
+    assert len(intervals) == len(several) == 12
+    got = intervals.set_index(["system", "measure"])[["estimate", "ci_low", "ci_high"]].sort_index()
+    want = several.set_index(["system", "measure"])[["estimate", "low", "high"]].sort_index()
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+    assert frame.loc[frame.kind == "header", "label"].tolist() == ["RR@10", "nDCG@10", "R@100"]
+    lines = frame[frame.kind == "baseline"]
+    assert lines["estimate"].tolist() == several.loc[several.system == "bm25", "estimate"].tolist()
+    assert frame.loc[frame.kind != "baseline", "y"].is_monotonic_increasing  # top to bottom
+    for measure, part in intervals.groupby("measure"):
+        assert part["estimate"].tolist() == sorted(part["estimate"], reverse=True)
+    one = prepare_ci(single)
+    assert sorted(zip(one["ci_low"], one["ci_high"])) == sorted(tuple(r.confidence_interval) for r in single.values())
+    assert one.attrs["reference"] is None
+    comparison = rankviz.stats.compare(example_table(), baseline="bm25", measures=["RR@10"], n_resamples=200, rng=0)
+    differences = prepare_ci(comparison)
+    assert differences.attrs["reference"] == 0.0
+    assert sorted(differences["estimate"]) == sorted(comparison["difference"])
+
+
+def test_prepare_bootstrap_distribution_is_the_resamples_and_the_interval():
+    single, _ = _bootstrap()
+    result = single["rrf"]
+    frame = prepare_bootstrap_distribution(single, system="rrf")
+    np.testing.assert_array_equal(frame["value"], result.bootstrap_distribution)
+    assert (frame.attrs["ci_low"], frame.attrs["ci_high"]) == tuple(result.confidence_interval)
+    assert frame.attrs["estimate"] == result.estimate and "rrf" in frame.attrs["title"]
+    with pytest.raises(InputError, match=r"unknown system 'nope'.*'rrf'"):
+        prepare_bootstrap_distribution(single, system="nope")
+    with pytest.raises(InputError, match="unknown measure 'nDCG@10'"):
+        prepare_bootstrap_distribution(single, system="rrf", measure="nDCG@10")
+
+
+def test_prepare_paired_differences_sorts_and_counts_outcomes():
+    table = example_table()
+    diffs = rankviz.stats.paired_differences(table, system="bm25+rerank", baseline="bm25", measure="RR@10")
+    row = rankviz.stats.compare(table, baseline="bm25", measures="RR@10", n_resamples=200, rng=0).set_index("system").loc["bm25+rerank"]
+    for data, options in ((diffs, {}), (table, {"system": "bm25+rerank", "baseline": "bm25", "measure": "RR@10"})):
+        frame = prepare_paired_differences(data, **options)
+        assert frame["difference"].tolist() == sorted(diffs["difference"])
+        assert frame["query_id"].tolist() == diffs["query_id"].tolist()
+        counts = frame["outcome"].value_counts()
+        assert (counts["win"], counts["tie"], counts["loss"]) == (row["wins"], row["ties"], row["losses"])
+        assert (frame.attrs["wins"], frame.attrs["ties"], frame.attrs["losses"]) == (row["wins"], row["ties"], row["losses"])
+        assert frame.attrs["mean"] == pytest.approx(diffs["difference"].mean(), rel=1e-12)
+
+
+def test_prepare_metric_at_k_points_are_the_means():
+    table = example_table()
+    frame = prepare_metric_at_k(table, measures=("RR", "nDCG"))
+    means = table.groupby("system").mean(numeric_only=True)
+    assert len(frame) == 4 * 2 * 20
+    for row in frame.itertuples():
+        assert row.value == pytest.approx(means.loc[row.group, row.column], rel=1e-12)
+        assert row.column == f"{row.family[:-2]}@{row.k}"
+    assert frame.attrs["legend"] == "split" and frame.attrs["unit"]
+
+
+def test_prepare_recall_vs_mrr_points_and_quadrant_shares():
+    table = one_system(example_table())
+    frame = prepare_recall_vs_mrr(table, per_query=True)
+    system = frame[frame.kind == "system"].iloc[0]
+    assert (system["x"], system["y"]) == pytest.approx((table["R@100"].mean(), table["RR@10"].mean()), rel=1e-12)
+    assert frame.loc[frame.kind == "query", "count"].sum() == len(table)
+    quadrants = frame.loc[frame.kind == "quadrant", "label"].tolist()
+    high_r, high_m = table["R@100"] >= 0.5, table["RR@10"] >= 0.5
+    assert quadrants[1].endswith(f"({np.mean(high_r & ~high_m):.0%} of queries)")  # ordering is the problem
+
+
+# ----------------------------------------------------------------------------- results in every form
+
+
+class _Collection:
+    """The shape rankviz.stats.bootstrap is moving to: an iterable of BootstrapResult with
+    to_frame() (ci_low/ci_high) and results[system, measure]; single-system results carry 'run'."""
+
+    def __init__(self, results):
+        self._results = list(results)
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self):
+        return len(self._results)
+
+    def __getitem__(self, key):
+        return next(r for r in self._results if (r.system, r.measure) == key)
+
+    def to_frame(self):
+        rows = [
+            {"system": r.system or "run", "measure": r.measure, "estimate": r.estimate, "ci_low": r.confidence_interval.low,
+             "ci_high": r.confidence_interval.high, "standard_error": r.standard_error, "confidence_level": r.confidence_level,
+             "method": r.method, "n_queries": r.n_queries, "n_resamples": r.n_resamples}
+            for r in self._results
+        ]
+        return pd.DataFrame(rows)
+
+
+def _tidy(results, low: str, high: str) -> pd.DataFrame:
+    """A tidy results table with the bounds under the given names (today's 'low'/'high', the coming 'ci_low'/'ci_high')."""
+    rows = [{"system": r.system, "measure": r.measure, "estimate": r.estimate, low: r.confidence_interval.low,
+             high: r.confidence_interval.high, "method": r.method, "n_queries": r.n_queries} for r in results]
+    return pd.DataFrame(rows)
+
+
+def test_interval_frame_reads_every_form_of_results_alike():
+    single, several = _bootstrap()
+    results = list(single.values())
+    forms = {
+        "dict": single,
+        "list": results,
+        "collection": _Collection(results),
+        "tidy ci_low/ci_high": _tidy(results, "ci_low", "ci_high"),
+        "tidy low/high": _tidy(results, "low", "high"),
+    }
+    columns = ["system", "measure", "estimate", "ci_low", "ci_high"]
+    expected = interval_frame(results[0], "ci")
+    assert expected[["measure", "ci_low", "ci_high"]].iloc[0].tolist() == ["RR@10", *results[0].confidence_interval]
+    frames = {name: interval_frame(form, "ci")[columns] for name, form in forms.items()}
+    for name, frame in frames.items():
+        pd.testing.assert_frame_equal(frame.reset_index(drop=True), frames["dict"], check_dtype=False, obj=name)
+    drawn = {}
+    for name, form in forms.items():
+        ax = rp.ci(form, baseline="bm25", ax=plt.subplots()[1])
+        drawn[name] = (_segments(ax), [t.get_text() for t in ax.get_yticklabels()])
+    assert all(value == drawn["dict"] for value in drawn.values())
+    assert interval_frame(several, "ci")[["ci_low", "ci_high"]].to_numpy().tolist() == several[["low", "high"]].to_numpy().tolist()
+
+
+def test_bootstrap_distribution_picks_one_result_of_a_collection():
+    single, _ = _bootstrap()
+    collection = _Collection(single.values())
+    frame = prepare_bootstrap_distribution(collection, system="bm25")
+    np.testing.assert_array_equal(frame["value"], collection["bm25", "RR@10"].bootstrap_distribution)
+    ax = rp.bootstrap_distribution(collection, system="bm25", ax=plt.subplots()[1])
+    assert [line.get_xdata()[0] for line in ax.get_lines()] == [single["bm25"].estimate]
+    with pytest.raises(InputError, match="got 4 results; choose one with system="):
+        rp.bootstrap_distribution(collection)
+
+
 # ----------------------------------------------------------------------------- df.rank.plot
 
 
@@ -728,6 +969,29 @@ def test_accessor_passes_evaluation_options_and_matplotlib_kwargs():
         heights = [p.get_height() for p in container.patches]
         assert heights[3:10] == [0] * 7  # depth=3: nothing found below rank 3
         assert all(p.get_alpha() == 0.5 for p in container.patches)
+
+
+def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_to_the_plot(monkeypatch):
+    run, qrels, _, _ = _example()
+    seen = []
+    evaluate, bootstrap = rankviz.evaluation.evaluate, rankviz.evaluation.bootstrap
+
+    def spy(function):
+        def call(*args, **kwargs):
+            seen.append((function.__name__, kwargs))
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
+    monkeypatch.setattr(rankviz.evaluation, "bootstrap", spy(bootstrap))
+    ax = run.rank.plot.failures(qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1])
+    assert seen[-1] == ("evaluate", {"per_query": True, "depth": 50, "missing": "zero"})
+    assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
+    run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
+    assert [kwargs for name, kwargs in seen if name == "bootstrap"] == [{"n_resamples": 100, "rng": 3, "depth": 20}]
+    with pytest.raises(TypeError, match="'dpeth'.*Did you mean 'depth'"):
+        run.rank.plot.rr_distribution(qrels, dpeth=3)
 
 
 # ----------------------------------------------------------------------------- TREC-COVID rendered to PNG

@@ -1,0 +1,85 @@
+"""Plots of per-query tables and statistics results (matplotlib + seaborn's palette).
+
+Every plot draws what it is handed and computes no measure: it takes a *per-query
+table* (the output of ``rankviz.evaluate(..., per_query=True)``: columns ``system``
+(optional), ``query_id`` and one column per measure), an aggregate table, or the
+result objects of :mod:`rankviz.stats`. Reading a rank off a reciprocal rank,
+counting queries and averaging a per-query column for display are the only
+arithmetic they do. :class:`RunPlots` (``df.rank.plot``) evaluates a run first and
+then hands the tables to these functions.
+
+One signature shape everywhere, as in seaborn: ``plot(data, *, ..., ax=None,
+**kwargs) -> Axes``. The data comes first and everything else is keyword-only; the
+plot is drawn on ``ax`` (default: the current Axes); the Axes is returned;
+``**kwargs`` go to the one main matplotlib call underneath (named in each
+docstring). Nothing here calls ``plt.show()`` or changes matplotlib's global state
+(no ``rcParams``, no ``sns.set_theme``): colours come from seaborn's colour-blind
+safe ``"colorblind"`` palette, asked for explicitly.
+
+Each plot is two steps, both public in its module: ``prepare_<plot>(data, ...)``
+resolves and validates the input and returns the tidy DataFrame of exactly what is
+drawn (bar heights, labels, colours as palette positions, whisker bounds), without
+importing matplotlib; ``draw_<plot>(frame, ax, **kwargs)`` draws that frame.
+
+Plots
+-----
+rr_distribution
+    Where the first relevant result lands: ranks 1..k and "not in top k".
+    (:mod:`~rankviz.plots.distributions`)
+failures
+    The queries with the lowest score, labelled with their text.
+    (:mod:`~rankviz.plots.worst_queries`)
+ci
+    Forest plot of bootstrap intervals, systems x measures.
+    (:mod:`~rankviz.plots.intervals`)
+bootstrap_distribution
+    Histogram of one bootstrap distribution with its interval.
+    (:mod:`~rankviz.plots.intervals`)
+paired_differences
+    Sorted per-query differences between two systems: wins, ties, losses.
+    (:mod:`~rankviz.plots.differences`)
+metric_at_k
+    RR@k, R@k and nDCG@k as the cutoff k grows. (:mod:`~rankviz.plots.curves`)
+recall_vs_mrr
+    The diagnosis view: recall against MRR, with the quadrants read out.
+    (:mod:`~rankviz.plots.curves`)
+RunPlots
+    ``df.rank.plot``: each plot above, evaluating the run first.
+    (:mod:`~rankviz.plots.namespace`)
+
+The shared pieces: :mod:`~rankviz.plots.inputs` (measure columns, systems, groups
+read from a table) and :mod:`~rankviz.plots.style` (palette, Axes check, labels,
+keyword merging).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from . import curves, differences, distributions, inputs, intervals, namespace, style, worst_queries
+from .curves import metric_at_k, recall_vs_mrr
+from .differences import paired_differences
+from .distributions import rr_distribution
+from .intervals import bootstrap_distribution, ci
+from .namespace import RunPlots
+from .worst_queries import failures
+
+__all__ = [
+    "rr_distribution",
+    "failures",
+    "ci",
+    "bootstrap_distribution",
+    "paired_differences",
+    "metric_at_k",
+    "recall_vs_mrr",
+    "RunPlots",
+]
+
+# doctest.testmod(rankviz.plots) only looks at what this module defines itself; list the
+# examples of the modules above so that it runs them all.
+__test__ = {
+    f"{module.__name__}.{name}": value
+    for module in (style, inputs, distributions, worst_queries, intervals, differences, curves, namespace)
+    for name, value in vars(module).items()
+    if (inspect.isclass(value) or inspect.isroutine(inspect.unwrap(value))) and getattr(value, "__module__", None) == module.__name__
+}

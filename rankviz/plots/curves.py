@@ -1,0 +1,411 @@
+"""Measures against each other or against the cutoff: :func:`metric_at_k` and :func:`recall_vs_mrr`.
+
+The ``prepare_*`` steps average the per-query columns for display and lay out what is
+drawn, without matplotlib; the ``draw_*`` steps draw it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .._columns import columns_text
+from .._errors import ColumnError, InputError
+from .._tables import per_query_table
+from .._validation import check_cutoff
+from ..measures import Measure, parse_measure
+from . import style
+from .inputs import groups, hue_column, measure_column, values
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "metric_at_k",
+    "prepare_metric_at_k",
+    "draw_metric_at_k",
+    "measure_family",
+    "recall_vs_mrr",
+    "prepare_recall_vs_mrr",
+    "draw_recall_vs_mrr",
+]
+
+#: line styles and markers told apart in black and white, in order of use
+LINESTYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+# ----------------------------------------------------------------------------- metric_at_k
+
+
+def measure_family(spec, caller: str) -> Measure:
+    """A measure family with its parameters and no cutoff: 'RR', 'R', 'nDCG', "nDCG(gain='exp')", 'RR(rel=2)'.
+
+    Examples
+    --------
+    >>> from rankviz.plots.curves import measure_family
+    >>> measure_family("RR(rel=2)", "metric_at_k").name
+    'RR(rel=2)'
+    """
+    if isinstance(spec, Measure):
+        return dataclasses.replace(spec, cutoff=None)
+    text = str(spec)
+    if "@" in text:
+        raise InputError(f"{caller}: give measure families without a cutoff, e.g. 'RR' or 'nDCG'. Got {text!r}.")
+    return dataclasses.replace(parse_measure(f"{text}@1"), cutoff=None)
+
+
+def metric_at_k(data, *, measures=("RR", "R", "nDCG"), hue=None, ax=None, **kwargs) -> Axes:
+    """Measures as the cutoff k grows: RR@k, R@k, nDCG@k, one line per system and measure.
+
+    Parameters
+    ----------
+    data : DataFrame
+        A per-query table (means are taken per system for display) or an aggregate
+        table (one row per system), with columns such as ``RR@1`` .. ``RR@20``,
+        ``R@1`` .., ``nDCG@1`` ..; the cutoffs are read from the column names.
+    measures : str or sequence of str, default ('RR', 'R', 'nDCG')
+        Measure families, without a cutoff (``"P"``, ``"Success"``, ``"AP"``,
+        ``"RR(rel=2)"`` work as well). Each needs at least one ``family@k`` column.
+    hue : str, optional
+        Column whose groups get a colour each; default the system column when there
+        is one. With several groups, colour = group and line style = measure.
+    ax : matplotlib Axes, optional
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.plot` (every line).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    See Also
+    --------
+    prepare_metric_at_k : the points of the lines as a table, without drawing.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
+    >>> names = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)]
+    >>> table = rankviz.evaluate(run, names, qrels)
+    >>> fig, ax = plt.subplots(figsize=(8, 5))
+    >>> ax = rankviz.plots.metric_at_k(table, ax=ax)
+    """
+    frame = prepare_metric_at_k(data, measures=measures, hue=hue)
+    return draw_metric_at_k(frame, style.axes(ax, "metric_at_k"), **kwargs)
+
+
+def prepare_metric_at_k(data, *, measures=("RR", "R", "nDCG"), hue=None) -> pd.DataFrame:
+    """The points of :func:`metric_at_k`'s lines: one row per (group, family, cutoff); nothing drawn.
+
+    Parameters are those of :func:`metric_at_k`.
+
+    Returns
+    -------
+    DataFrame
+        ``group`` (None without groups), ``family`` (e.g. 'RR@k'), ``k``,
+        ``column``, ``value`` (the mean over queries, or the aggregate's value),
+        ``label``, ``color`` (a palette position), ``linestyle`` and ``marker``.
+        ``attrs`` holds ``hue``, ``n_colors``, ``ylabel``, ``title``, ``unit``
+        (values within [0, 1]) and ``legend`` ('split': colour = group, style =
+        family; else 'plain').
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz.plots.curves import prepare_metric_at_k
+    >>> table = pd.DataFrame({"query_id": ["q1", "q2"], "RR@1": [1.0, 0.0], "RR@5": [1.0, 0.5]})
+    >>> prepare_metric_at_k(table, measures="RR")[["family", "k", "value"]]
+      family  k  value
+    0   RR@k  1   0.50
+    1   RR@k  5   0.75
+    """
+    caller = "metric_at_k"
+    table = per_query_table(data, caller, require_query=False)
+    frame = table.frame
+    templates = [measure_family(m, caller) for m in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+    if not templates:
+        raise InputError(f"{caller}: give at least one measure family, e.g. measures=('RR', 'nDCG').")
+    hue_col = hue_column(frame, hue, table.system, caller)
+    found = _cutoff_columns(frame, table.id_columns | {hue_col}, templates, caller)
+    columns = sorted({c for t in templates for _, c in found[t]}, key=list(frame.columns).index)
+    means = _means(frame, columns, table.query, hue_col, caller)
+    names = [str(g) for g in means.index] if hue_col is not None else [None]
+    several = len(names) > 1
+    markers = len({c for t in templates for c, _ in found[t]}) <= 30
+    rows = []
+    for g, (group, (_, row)) in enumerate(zip(names, means.iterrows())):
+        for t, template in enumerate(templates):
+            family = f"{template.name}@k"
+            for k, column in sorted(found[template]):
+                rows.append({
+                    "group": group, "family": family, "k": k, "column": column, "value": float(row[column]),
+                    "label": family if group is None else f"{group} · {family}",
+                    "color": g if several else t,
+                    "linestyle": LINESTYLES[t % len(LINESTYLES)] if several else "-",
+                    "marker": MARKERS[t % len(MARKERS)] if markers else None,
+                })
+    out = pd.DataFrame(rows)
+    families = [f"{t.name}@k" for t in templates]
+    joined = families[0] if len(families) == 1 else ", ".join(families[:-1]) + " and " + families[-1]
+    finite = out["value"].dropna()
+    out.attrs = {
+        "hue": hue_col,
+        "n_colors": len(names) if several else len(templates),
+        "ylabel": "mean over queries" if table.query is not None else "value",
+        "title": f"{joined} as k grows",
+        "unit": bool(len(finite)) and finite.min() >= 0 and finite.max() <= 1,
+        "legend": "split" if several and len(templates) > 1 else "plain",
+        "several": several,
+    }
+    return out
+
+
+def _cutoff_columns(frame, skip, templates, caller) -> dict[Measure, list[tuple[int, str]]]:
+    """{family: [(k, column)]} of the columns named family@k, checked to cover every template."""
+    found: dict[Measure, list[tuple[int, str]]] = {}
+    for column in frame.columns:
+        if column in skip or not isinstance(column, str):
+            continue
+        try:
+            parsed = parse_measure(column)
+        except InputError:
+            continue
+        if parsed.cutoff is not None and parsed.name == column:
+            found.setdefault(dataclasses.replace(parsed, cutoff=None), []).append((parsed.cutoff, column))
+    for template in templates:
+        if template not in found:
+            available = ", ".join(f"{t.name}@{min(c for c, _ in v)}..{max(c for c, _ in v)}" for t, v in found.items()) or "none"
+            raise ColumnError(
+                f"{caller}: the table has no {template.name}@k columns (measures at cutoffs found: {available}). "
+                f"Evaluate them, e.g. rankviz.evaluate(run, [f'{template.name}@{{k}}' for k in range(1, 21)], qrels)."
+            )
+    return found
+
+
+def _means(frame, columns, query_col, hue_col, caller) -> pd.DataFrame:
+    """One row per group: the mean over queries of a per-query table, or the aggregate table's own row."""
+    if query_col is not None:
+        if hue_col is not None:
+            return frame.groupby(hue_col, sort=False, observed=True)[columns].mean()
+        return frame[columns].mean().to_frame().T
+    if hue_col is not None:
+        if frame[hue_col].duplicated().any():
+            raise InputError(f"{caller}: the aggregate table has several rows per {hue_col}; pass a per-query table.")
+        return frame.set_index(hue_col)[columns]
+    if len(frame) > 1:
+        raise InputError(
+            f"{caller}: the table has {len(frame)} rows but neither a query id nor a system column; "
+            "pass a per-query table or one row per system."
+        )
+    return frame[columns]
+
+
+def draw_metric_at_k(frame: pd.DataFrame, ax, **kwargs) -> Axes:
+    """Draw :func:`prepare_metric_at_k`'s lines on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.plot`."""
+    from matplotlib import ticker
+    from matplotlib.lines import Line2D
+
+    info = frame.attrs
+    palette = style.colors(info["n_colors"])
+    for label, line in frame.groupby("label", sort=False):
+        first = line.iloc[0]
+        look = {"color": palette[first["color"]], "linestyle": first["linestyle"], "marker": first["marker"], "markersize": 4, "label": label}
+        ax.plot(line["k"].tolist(), line["value"].to_numpy(), **style.merge(look, kwargs))
+    ks = sorted(set(frame["k"]))
+    if ks[-1] / ks[0] > 50:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    elif len(ks) <= 20:
+        ax.set_xticks(ks)
+    else:
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    if info["unit"]:
+        ax.set_ylim(0, 1.02)
+    ax.set_xlabel("cutoff k")
+    ax.set_ylabel(info["ylabel"])
+    ax.set_title(info["title"])
+    ax.grid(alpha=0.3)
+    if info["legend"] == "split":
+        colours = frame.drop_duplicates("group")
+        looks = frame.drop_duplicates("family")
+        handles = [Line2D([], [], color=palette[c], linewidth=2, label=str(g)) for g, c in zip(colours["group"], colours["color"])]
+        handles += [Line2D([], [], color="0.3", linestyle=s, marker=m, label=f) for f, s, m in zip(looks["family"], looks["linestyle"], looks["marker"])]
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), title=info["hue"])
+    else:
+        ax.legend(fontsize="small", loc="lower right", title=info["hue"] if info["several"] else None)
+    return ax
+
+
+# ----------------------------------------------------------------------------- recall_vs_mrr
+
+
+def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, thresholds=(0.5, 0.5), ax=None, **kwargs) -> Axes:
+    """The diagnosis view: recall (is it retrieved at all?) against MRR (is it on top?), per system.
+
+    Read the quadrants the way practitioners do: high recall with low MRR means
+    the relevant items are in the candidate list but ranked low — the ordering is
+    the problem and a reranker helps; low recall means they are not retrieved at
+    all — fix retrieval (the first stage) first, no reranker can bring back what
+    is not there.
+
+    Parameters
+    ----------
+    data : DataFrame
+        A per-query table with ``RR@k`` and ``R@recall_k`` columns (an aggregate
+        table, one row per system, works when ``per_query`` is False).
+    k : int, default 10
+        The MRR cutoff: column ``RR@k``.
+    recall_k : int, optional
+        The recall cutoff: column ``R@recall_k``. Default ``R@100`` when the table
+        has it, else ``R@k``.
+    per_query : bool, default False
+        Also draw each query as a point (identical points merged into one whose
+        area grows with the number of queries), coloured by system; with one
+        system the share of queries in each quadrant is written in its corner.
+    thresholds : (float, float), default (0.5, 0.5)
+        Where the quadrant guides cross: (recall, MRR).
+    ax : matplotlib Axes, optional
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.scatter` for the system points.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    See Also
+    --------
+    prepare_recall_vs_mrr : the points and quadrant readings as a table, without drawing.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, rankviz
+    >>> run, qrels, queries = rankviz.datasets.load_example()
+    >>> table = rankviz.evaluate(run, ["RR@10", "R@100"], qrels, per_query=True)
+    >>> fig, ax = plt.subplots(figsize=(6, 6))
+    >>> ax = rankviz.plots.recall_vs_mrr(table, k=10, recall_k=100, ax=ax)
+    """
+    frame = prepare_recall_vs_mrr(data, k=k, recall_k=recall_k, per_query=per_query, thresholds=thresholds)
+    return draw_recall_vs_mrr(frame, style.axes(ax, "recall_vs_mrr"), **kwargs)
+
+
+_QUADRANTS = {
+    "tr": (True, True, "works: found\nand ranked high"),
+    "br": (True, False, "ordering is the problem:\na reranker helps"),
+    "tl": (False, True, "first hit high, most missed:\nfix retrieval first"),
+    "bl": (False, False, "not retrieved:\nfix retrieval first"),
+}
+
+
+def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, thresholds=(0.5, 0.5)) -> pd.DataFrame:
+    """The points and readings of :func:`recall_vs_mrr`; nothing drawn.
+
+    Parameters are those of :func:`recall_vs_mrr`.
+
+    Returns
+    -------
+    DataFrame
+        ``kind`` is 'query' (a per-query point: ``x`` recall, ``y`` RR, ``count``
+        queries there, marker ``size``), 'system' (a system's means, ``label`` its
+        name) or 'quadrant' (a reading centred at ``x``, ``y``, ``label`` its
+        text); ``color`` is a palette position. ``attrs`` holds ``thresholds``,
+        ``n_colors``, ``cloud_alpha``, ``xlabel``, ``ylabel`` and ``title``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz.plots.curves import prepare_recall_vs_mrr
+    >>> table = pd.DataFrame({"query_id": ["q1", "q2"], "RR@10": [1.0, 0.0], "R@100": [1.0, 1.0]})
+    >>> frame = prepare_recall_vs_mrr(table)
+    >>> frame.loc[frame.kind == "system", ["label", "x", "y"]]
+      label    x    y
+    0  mean  1.0  0.5
+    """
+    caller = "recall_vs_mrr"
+    table = per_query_table(data, caller, require_query=bool(per_query))
+    frame = table.frame
+    k = check_cutoff(k, caller, allow_none=False)
+    rr_col = measure_column(frame, f"RR@{k}", caller, exclude=table.id_columns)
+    r_col = _recall_column(frame, k, recall_k, caller)
+    try:
+        t_recall, t_mrr = (float(t) for t in thresholds)
+    except (TypeError, ValueError):
+        raise InputError(f"The 'thresholds' parameter of {caller} must be two numbers (recall, MRR). Got {thresholds!r} instead.") from None
+    parts = groups(frame, table.system)
+    points, clouds, shares = [], [], None
+    for g, (name, part) in enumerate(parts):
+        recall, rr = values(part, r_col, caller), values(part, rr_col, caller)
+        points.append({"kind": "system", "label": name or "mean", "x": float(np.nanmean(recall)), "y": float(np.nanmean(rr)), "color": g})
+        if per_query:
+            cloud = pd.DataFrame({"x": recall, "y": rr}).dropna().round(6).value_counts().reset_index()
+            counts = cloud["count"].to_numpy()
+            # Area grows with the number of queries at the point; the largest stays readable.
+            clouds.append(cloud.assign(kind="query", color=g, size=np.maximum(6.0, 12.0 * counts * min(1.0, 25.0 / counts.max()))))
+            if len(parts) == 1:
+                ok = ~(np.isnan(recall) | np.isnan(rr))
+                high_r, high_m = recall[ok] >= t_recall, rr[ok] >= t_mrr
+                shares = {key: np.mean((high_r == hr) & (high_m == hm)) for key, (hr, hm, _) in _QUADRANTS.items()}
+    # Quadrant readings, centred in each quadrant (the corners are where per-query points pile up).
+    centre = {False: ((t_recall - 0.03) / 2, (t_mrr - 0.03) / 2), True: ((t_recall + 1.03) / 2, (t_mrr + 1.03) / 2)}
+    quadrants = [
+        {"kind": "quadrant", "x": centre[hr][0], "y": centre[hm][1],
+         "label": text + (f"\n({shares[key]:.0%} of queries)" if shares is not None else "")}
+        for key, (hr, hm, text) in _QUADRANTS.items()
+    ]
+    out = pd.concat([*clouds, pd.DataFrame(points), pd.DataFrame(quadrants)], ignore_index=True)
+    out = out.reindex(columns=["kind", "label", "x", "y", "count", "size", "color"])
+    out.attrs = {
+        "thresholds": (t_recall, t_mrr),
+        "n_colors": len(parts),
+        "cloud_alpha": 0.35 if len(parts) > 1 else 0.45,
+        "xlabel": f"{r_col} — recall: is the relevant item retrieved at all?",
+        "ylabel": f"MRR@{k} (mean {rr_col}) — is the first relevant item on top?",
+        "title": f"Recall vs MRR: where to improve ({r_col} vs MRR@{k})",
+    }
+    return out
+
+
+def _recall_column(frame, k, recall_k, caller) -> str:
+    if recall_k is None:
+        recall_k = 100 if "R@100" in frame.columns else k
+    recall_k = check_cutoff(recall_k, caller, allow_none=False, name="recall_k")
+    if f"R@{recall_k}" not in frame.columns:
+        have = [c for c in frame.columns if isinstance(c, str) and re.fullmatch(r"R@\d+", c)]
+        raise ColumnError(
+            f"{caller}: the table has no column 'R@{recall_k}'"
+            + (f"; it has {columns_text(have)} (choose one with recall_k=)" if have else "")
+            + f". Evaluate it, e.g. rankviz.evaluate(run, ['RR@{k}', 'R@{recall_k}'], qrels, per_query=True)."
+        )
+    return f"R@{recall_k}"
+
+
+def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
+    """Draw :func:`prepare_recall_vs_mrr`'s points on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.scatter` (system points)."""
+    info = frame.attrs
+    palette = style.colors(info["n_colors"])
+    for color, cloud in frame[frame["kind"] == "query"].groupby("color", sort=True):
+        ax.scatter(cloud["x"], cloud["y"], s=cloud["size"].to_numpy(), color=palette[int(color)], alpha=info["cloud_alpha"],
+                   linewidths=0, zorder=1)
+    t_recall, t_mrr = info["thresholds"]
+    ax.axvline(t_recall, color="0.6", linestyle="--", linewidth=1, zorder=0)
+    ax.axhline(t_mrr, color="0.6", linestyle="--", linewidth=1, zorder=0)
+    points = frame[frame["kind"] == "system"]
+    colors = [palette[int(c)] for c in points["color"]]
+    defaults = {"s": 90, "color": colors, "edgecolors": "black", "linewidths": 0.8, "zorder": 3}
+    ax.scatter(points["x"].to_numpy(), points["y"].to_numpy(), **style.merge(defaults, kwargs))
+    for name, x, y in zip(points["label"], points["x"], points["y"]):
+        ax.annotate(name, (x, y), xytext=(6, 6), textcoords="offset points", fontsize="small", zorder=4,
+                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.7})
+    for quadrant in frame[frame["kind"] == "quadrant"].itertuples(index=False):
+        ax.text(quadrant.x, quadrant.y, quadrant.label, ha="center", va="center", fontsize="x-small", color="0.3", style="italic",
+                zorder=2, bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "none", "alpha": 0.75})
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel(info["xlabel"])
+    ax.set_ylabel(info["ylabel"])
+    ax.set_title(info["title"], fontsize="medium")
+    return ax
