@@ -7,13 +7,10 @@ Python, which runs the same observers a click runs. The browser test
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import math
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -466,16 +463,6 @@ def test_explore_reads_query_texts_by_the_shared_rules(small):
     indexed = pd.DataFrame({"question": ["why first", "why second"]}, index=pd.Index(["q1", "q2"], name="query_id"))
     model = widgets.ExplorerModel(run, qrels, queries=indexed)
     assert model.query_text("q1") == "why first" and model.query_text("q3") == ""
-
-
-@pytest.mark.parametrize("name", ["playground", "explorer", "ranked", "render"])
-def test_docstring_examples_of_the_submodules_run(name):
-    """tests/test_docs.py runs the package's own docstrings; the re-exported classes live in these modules."""
-    module = importlib.import_module(f"rankviz.widgets.{name}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rankviz.RankvizWarning)
-        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_explorer_leaves_inputs_unchanged(small):

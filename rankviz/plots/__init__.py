@@ -54,9 +54,6 @@ keyword merging).
 
 from __future__ import annotations
 
-import inspect
-
-from . import curves, differences, distributions, inputs, intervals, namespace, style, worst_queries
 from .curves import metric_at_k, recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
@@ -74,12 +71,3 @@ __all__ = [
     "recall_vs_mrr",
     "RunPlots",
 ]
-
-# doctest.testmod(rankviz.plots) only looks at what this module defines itself; list the
-# examples of the modules above so that it runs them all.
-__test__ = {
-    f"{module.__name__}.{name}": value
-    for module in (style, inputs, distributions, worst_queries, intervals, differences, curves, namespace)
-    for name, value in vars(module).items()
-    if (inspect.isclass(value) or inspect.isroutine(inspect.unwrap(value))) and getattr(value, "__module__", None) == module.__name__
-}
