@@ -154,7 +154,7 @@ def run_one_sample(dist: Discrete, n: int, experiments: int, resamples: int, bat
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateDataWarning)
                 results = rankviz.stats.bootstrap(table, "RR@10", n_resamples=resamples, method=method, rng=rng)
-            for res in results.values():
+            for res in results:
                 low, high = res.confidence_interval
                 hits[method] += bool(low <= dist.mean <= high)
                 if method == "bca":
@@ -188,7 +188,7 @@ def run_paired(n: int, experiments: int, resamples: int, batch: int, rng) -> dic
                 warnings.simplefilter("ignore", DegenerateDataWarning)
                 result = rankviz.stats.compare(
                     table, baseline="A", measures="RR@10", test="t", correction=None, n_resamples=resamples, method=method, rng=rng
-                )
+                ).table
             covered = (result["ci_low"] <= truth) & (truth <= result["ci_high"])
             hits[f"paired bootstrap {method}"] += int(covered.sum())
             if method == "bca":

@@ -177,3 +177,20 @@ def test_module_and_function_sizes_stay_readable():
                 if len(code) > 80:
                     too_long.append(f"{name}.{node.name}: {len(code)} lines of code")
     assert too_long == [], too_long
+
+
+def _print_graph(package: Path) -> None:
+    """Print every module's rankviz imports (``python tests/test_architecture.py [path/to/rankviz]``)."""
+    global PACKAGE
+    PACKAGE = package
+    modules, edges = _graph()
+    for src in sorted(modules):
+        targets = sorted({dst.removeprefix("rankviz.") for dst, _, _ in edges[src] if dst != src})
+        lines = len(modules[src].read_text(encoding="utf-8").splitlines())
+        print(f"{src.removeprefix('rankviz.') or '__init__'} ({lines} lines) -> {', '.join(targets) or '-'}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    _print_graph(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else PACKAGE)
