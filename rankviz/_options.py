@@ -18,7 +18,7 @@ from ._columns import Columns
 from ._errors import UnknownOptionError
 from ._validation import check_choice, check_cutoff, check_int
 
-__all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names"]
+__all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
 
 #: how items with equal scores are ordered (see rankviz.kernels)
 TIES = ("trec_eval", "expected", "optimistic", "pessimistic")
@@ -126,7 +126,7 @@ def _options_doc(exclude=()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _unknown_keyword(caller: str, key: str, known) -> UnknownOptionError:
+def unknown_keyword(caller: str, key: str, known) -> UnknownOptionError:
     if key in _COLUMN_ROLES:
         return UnknownOptionError(
             f"{caller}() got an unexpected keyword argument {key!r}. Column names go in one mapping: "
@@ -153,7 +153,8 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
 
     ``func`` declares a keyword-only parameter ``options`` (an :class:`EvalOptions`);
     the wrapper's signature replaces it with one parameter per option, validates
-    them once, and calls ``func`` with the value. Unknown keywords raise
+    them once, and calls ``func`` with the value. A ``**kwargs`` of ``func`` (the
+    matplotlib keywords of a plot) receives the other keywords. Unknown keywords raise
     :class:`~rankviz.UnknownOptionError` (a ``TypeError``) with a did-you-mean hint;
     old-style column keywords (``query='qid'``) point to ``columns=``. Options in
     ``exclude`` are not offered (``tie_report`` computes every tie mode itself).
@@ -165,16 +166,17 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
     taken = {p.name for p in params}
     extra = [p for p in _option_parameters() if p.name not in taken and p.name not in exclude]
     keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-    signature = own.replace(parameters=positional + keyword_only + extra)
+    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
+    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
     option_keys = {p.name for p in extra}
     caller = func.__name__
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         for key in kwargs:
-            if key not in signature.parameters:
-                raise _unknown_keyword(caller, key, signature.parameters)
+            if key not in signature.parameters and not var_keyword:
+                raise unknown_keyword(caller, key, signature.parameters)
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:

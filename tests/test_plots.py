@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import ast
 import subprocess
 import sys
@@ -889,7 +891,7 @@ def test_accessor_methods_evaluate_and_draw():
     assert run.rank.plot.bootstrap_distribution(qrels, system="rrf", n_resamples=300, rng=1, ax=axes[4]) is axes[4]
     assert "rrf" in axes[4].get_title()
     assert run.rank.plot.paired_differences(qrels, system="bm25+rerank", baseline="bm25", ax=axes[5]) is axes[5]
-    assert run.rank.plot.metric_at_k(qrels, cutoffs=[1, 5, 10], ax=axes[6], linewidth=3) is axes[6]
+    assert run.rank.plot.metric_at_k(qrels, k=[1, 5, 10], ax=axes[6], linewidth=3) is axes[6]
     assert all(line.get_linewidth() == 3 for line in axes[6].get_lines())
     assert run.rank.plot.recall_vs_mrr(qrels, k=10, depth=50, ax=axes[7]) is axes[7]
     with pytest.raises(InputError, match="choose one with system="):
@@ -932,10 +934,14 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
     monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
     monkeypatch.setattr(rankviz.evaluation, "bootstrap", spy(bootstrap))
     ax = run.rank.plot.failures(qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1])
-    assert seen[-1] == ("evaluate", {"per_query": True, "depth": 50, "missing": "zero"})
+    name, kwargs = seen[-1]
+    assert name == "evaluate" and kwargs["per_query"] is True and (kwargs["depth"], kwargs["missing"]) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
     run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
-    assert [kwargs for name, kwargs in seen if name == "bootstrap"] == [{"n_resamples": 100, "rng": 3, "depth": 20}]
+    (handed,) = [kwargs for name, kwargs in seen if name == "bootstrap"]
+    assert (handed["n_resamples"], handed["rng"], handed["depth"], handed["method"]) == (100, 3, 20, "bca")
+    signature = inspect.signature(run.rank.plot.ci)
+    assert {"depth", "missing", "ties", "columns", "n_resamples", "rng"} <= set(signature.parameters)
     with pytest.raises(TypeError, match="'dpeth'.*Did you mean 'depth'"):
         run.rank.plot.rr_distribution(qrels, dpeth=3)
 

@@ -22,8 +22,8 @@ Each family is declared once, as a :class:`Family` in its own module (``rr``,
 kernels; the parser, :func:`rankviz.kernels.compute` and trec_eval naming read the
 declarations. :func:`register_family` adds a family at runtime.
 
-The semantics follow trec_eval 10 (see each family's module and the project's
-DESIGN, section 4). All denominators come from the judgements (qrels), not from
+The semantics follow trec_eval 10 (see each family's module and the repository's
+``docs/semantics.md``). All denominators come from the judgements (qrels), not from
 the retrieved list.
 
 Families

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import evaluation
+from .._options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..measures import Measure
 from . import style
 from .curves import measure_family, metric_at_k, recall_vs_mrr
@@ -28,18 +29,20 @@ if TYPE_CHECKING:
 __all__ = ["RunPlots"]
 
 
+def _statistics(n_resamples, confidence_level, method, rng) -> dict:
+    return {"n_resamples": n_resamples, "confidence_level": confidence_level, "method": method, "rng": rng}
+
+
 class RunPlots:
     """The plots of a run, as ``df.rank.plot.<name>(qrels, ...)``.
 
     Each method evaluates what its plot needs and calls the function of the same
-    name in :mod:`rankviz.plots`. Its ``**options`` are split once: the keyword
-    arguments matplotlib knows for the plot's main call (``alpha``, ``linewidth``,
-    ``color``, ...) go to that call, and everything else is handed unchanged to
-    :func:`rankviz.evaluate` (``per_query=True``) or, for ``ci`` and
-    ``bootstrap_distribution``, to :func:`rankviz.bootstrap`, which validate them:
-    evaluation options (``depth``, ``missing``, ``ties``, column names) and, where a
-    bootstrap is involved, statistics options (``n_resamples``,
-    ``confidence_level``, ``method``, ``rng``).
+    name in :mod:`rankviz.plots`. Its signature shows the evaluation options
+    (``rel``, ``depth``, ``missing``, ``ties``, ``columns``, ...) and, for ``ci`` and
+    ``bootstrap_distribution``, the statistics options (``n_resamples``,
+    ``confidence_level``, ``method``, ``rng``); its ``**kwargs`` go to the plot's
+    one matplotlib call (``alpha``, ``linewidth``, ``color``, ...), and a keyword
+    that is neither is an error with the closest known name.
 
     Examples
     --------
@@ -52,53 +55,79 @@ class RunPlots:
     def __init__(self, frame: pd.DataFrame):
         self._frame = frame
 
-    def _evaluate(self, measures, qrels, options: dict, call: str, artist: str) -> tuple[pd.DataFrame, dict]:
-        """(per-query table, matplotlib keyword arguments)."""
-        kwargs, options = style.split_matplotlib_kwargs(options, call, artist)
-        return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options), kwargs
+    @staticmethod
+    def _drawing(kwargs: dict, caller: str, call: str, artist: str) -> dict:
+        """The matplotlib keywords of ``Axes.<call>``; anything else is a mistyped option."""
+        drawing, rest = style.split_matplotlib_kwargs(kwargs, call, artist)
+        for key in rest:
+            raise unknown_keyword(caller, key, [*option_names(), "n_resamples", "confidence_level", "method", "rng"])
+        return drawing
 
-    def _bootstrap(self, measures, qrels, options: dict, call: str, artist: str):
-        """(bootstrap results, matplotlib keyword arguments)."""
-        kwargs, options = style.split_matplotlib_kwargs(options, call, artist)
-        return evaluation.bootstrap(self._frame, measures, qrels, **options), kwargs
+    def _evaluate(self, measures, qrels, options: EvalOptions) -> pd.DataFrame:
+        return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options.as_keywords())
 
-    def rr_distribution(self, qrels=None, *, k=10, measure=None, stat="percent", hue=None, ax=None, **options) -> Axes:
+    @with_eval_options
+    def rr_distribution(self, qrels=None, *, k=10, measure=None, stat="percent", hue=None, ax=None, options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``RR@k`` per query and plot :func:`rankviz.plots.rr_distribution`."""
-        table, kwargs = self._evaluate(measure or f"RR@{k}", qrels, options, "bar", "patches.Rectangle")
-        return rr_distribution(table, k=k, measure=measure, stat=stat, hue=hue, ax=ax, **kwargs)
+        drawing = self._drawing(kwargs, "rr_distribution", "bar", "patches.Rectangle")
+        table = self._evaluate(measure or f"RR@{k}", qrels, options)
+        return rr_distribution(table, k=k, measure=measure, stat=stat, hue=hue, ax=ax, **drawing)
 
-    def failures(self, qrels=None, *, measure="RR@10", n=20, system=None, queries=None, compare=None, hue=None, ax=None, **options) -> Axes:
+    @with_eval_options
+    def failures(self, qrels=None, *, measure="RR@10", n=20, system=None, queries=None, compare=None, hue=None, ax=None,
+                 options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``measure`` per query and plot :func:`rankviz.plots.failures`."""
-        table, kwargs = self._evaluate(measure, qrels, options, "barh", "patches.Rectangle")
-        return failures(table, measure=measure, n=n, system=system, queries=queries, compare=compare, hue=hue, ax=ax, **kwargs)
+        drawing = self._drawing(kwargs, "failures", "barh", "patches.Rectangle")
+        table = self._evaluate(measure, qrels, options)
+        return failures(table, measure=measure, n=n, system=system, queries=queries, compare=compare, hue=hue, ax=ax, **drawing)
 
-    def ci(self, qrels=None, *, measures=("RR@10", "nDCG@10"), baseline=None, sort=True, ax=None, **options) -> Axes:
+    @with_eval_options
+    def ci(self, qrels=None, *, measures=("RR@10", "nDCG@10"), baseline=None, sort=True, n_resamples: int = 10_000,
+           confidence_level: float = 0.95, method: str = "bca", rng=None, ax=None, options: EvalOptions, **kwargs) -> Axes:
         """Bootstrap ``measures`` per system and plot :func:`rankviz.plots.ci`."""
-        results, kwargs = self._bootstrap(measures, qrels, options, "hlines", "collections.LineCollection")
-        return ci(results, baseline=baseline, sort=sort, ax=ax, **kwargs)
+        drawing = self._drawing(kwargs, "ci", "hlines", "collections.LineCollection")
+        results = evaluation.bootstrap(
+            self._frame, measures, qrels, **_statistics(n_resamples, confidence_level, method, rng), **options.as_keywords()
+        )
+        return ci(results, baseline=baseline, sort=sort, ax=ax, **drawing)
 
-    def bootstrap_distribution(self, qrels=None, *, measure="RR@10", system=None, bins=50, ax=None, **options) -> Axes:
+    @with_eval_options
+    def bootstrap_distribution(self, qrels=None, *, measure="RR@10", system=None, bins=50, n_resamples: int = 10_000,
+                               confidence_level: float = 0.95, method: str = "bca", rng=None, ax=None,
+                               options: EvalOptions, **kwargs) -> Axes:
         """Bootstrap ``measure`` and plot :func:`rankviz.plots.bootstrap_distribution` (of ``system``).
 
-        All systems are resampled together, as :func:`rankviz.bootstrap` does: the
-        same ``rng`` gives the same interval.
+        A system's resamples depend only on ``rng`` and its queries, as in
+        :func:`rankviz.bootstrap`: the same ``rng`` gives the same interval.
         """
-        results, kwargs = self._bootstrap(measure, qrels, options, "hist", "patches.Patch")
-        return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **kwargs)
+        drawing = self._drawing(kwargs, "bootstrap_distribution", "hist", "patches.Patch")
+        results = evaluation.bootstrap(
+            self._frame, measure, qrels, **_statistics(n_resamples, confidence_level, method, rng), **options.as_keywords()
+        )
+        return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
-    def paired_differences(self, qrels=None, *, system=None, baseline=None, measure="RR@10", ax=None, **options) -> Axes:
+    @with_eval_options
+    def paired_differences(self, qrels=None, *, system=None, baseline=None, measure="RR@10", ax=None,
+                           options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``measure`` per query and plot :func:`rankviz.plots.paired_differences` of two systems."""
-        table, kwargs = self._evaluate(measure, qrels, options, "stairs", "patches.StepPatch")
-        return paired_differences(table, system=system, baseline=baseline, measure=measure, ax=ax, **kwargs)
+        drawing = self._drawing(kwargs, "paired_differences", "stairs", "patches.StepPatch")
+        table = self._evaluate(measure, qrels, options)
+        return paired_differences(table, system=system, baseline=baseline, measure=measure, ax=ax, **drawing)
 
-    def metric_at_k(self, qrels=None, *, measures=("RR", "R", "nDCG"), cutoffs=range(1, 21), hue=None, ax=None, **options) -> Axes:
-        """Evaluate each measure family at ``cutoffs`` and plot :func:`rankviz.plots.metric_at_k`."""
+    @with_eval_options
+    def metric_at_k(self, qrels=None, *, measures=("RR", "R", "nDCG"), k=range(1, 21), hue=None, ax=None,
+                    options: EvalOptions, **kwargs) -> Axes:
+        """Evaluate each measure family at every cutoff in ``k`` and plot :func:`rankviz.plots.metric_at_k`."""
+        drawing = self._drawing(kwargs, "metric_at_k", "plot", "lines.Line2D")
         families = [measure_family(m, "metric_at_k") for m in ([measures] if isinstance(measures, (str, Measure)) else measures)]
-        table, kwargs = self._evaluate([f @ int(c) for f in families for c in cutoffs], qrels, options, "plot", "lines.Line2D")
-        return metric_at_k(table, measures=families, hue=hue, ax=ax, **kwargs)
+        table = self._evaluate([f @ int(c) for f in families for c in k], qrels, options)
+        return metric_at_k(table, measures=families, hue=hue, ax=ax, **drawing)
 
-    def recall_vs_mrr(self, qrels=None, *, k=10, recall_k=100, per_query=False, thresholds=(0.5, 0.5), ax=None, **options) -> Axes:
+    @with_eval_options
+    def recall_vs_mrr(self, qrels=None, *, k=10, recall_k=100, per_query=False, thresholds=(0.5, 0.5), ax=None,
+                      options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``RR@k`` and ``R@recall_k`` per query and plot :func:`rankviz.plots.recall_vs_mrr`."""
+        drawing = self._drawing(kwargs, "recall_vs_mrr", "scatter", "collections.PathCollection")
         recall_k = 100 if recall_k is None else recall_k
-        table, kwargs = self._evaluate([f"RR@{k}", f"R@{recall_k}"], qrels, options, "scatter", "collections.PathCollection")
-        return recall_vs_mrr(table, k=k, recall_k=recall_k, per_query=per_query, thresholds=thresholds, ax=ax, **kwargs)
+        table = self._evaluate([f"RR@{k}", f"R@{recall_k}"], qrels, options)
+        return recall_vs_mrr(table, k=k, recall_k=recall_k, per_query=per_query, thresholds=thresholds, ax=ax, **drawing)
