@@ -18,7 +18,15 @@ import numpy as np
 from ._errors import InputError
 from ._validation import check_int
 
-__all__ = ["call_entropy", "query_stream", "batch_size", "resampled_sums", "bca_or_percentile", "randomization_p"]
+__all__ = [
+    "call_entropy",
+    "query_stream",
+    "batch_size",
+    "resampled_sums",
+    "bca_or_percentile",
+    "studentized_interval",
+    "randomization_p",
+]
 
 #: resample means this close to the estimate (relative) count as equal to it in BCa's bias correction
 _AT_ESTIMATE = 1e-10
@@ -111,6 +119,32 @@ def bca_or_percentile(theta_hat, theta_b, jackknife, alpha, method):
         method = "percentile"
     low, high = np.quantile(finite, [alpha, 1 - alpha])
     return float(low), float(high), method, note
+
+
+def studentized_interval(theta_hat: float, x: np.ndarray, sums: np.ndarray, sums_sq: np.ndarray, alpha: float):
+    """(low, high, note): the bootstrap-t (studentized) interval of a mean (Efron & Tibshirani 1993, ch. 12).
+
+    Each resample's t = (mean* - mean) / se* comes from its sum and sum of squares;
+    the interval is ``[mean - q(1 - alpha) se, mean - q(alpha) se]`` with ``se`` the
+    sample's standard error. Resamples with no spread (every drawn value equal) have
+    no t and are left out (counted in the note).
+    """
+    n = len(x)
+    se = float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    if not se > 0:
+        return theta_hat, theta_hat, "the sample has no spread: the interval is a point"
+    means = sums / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.maximum(sums_sq - n * means**2, 0.0) / (n - 1)
+        t = (means - theta_hat) / np.sqrt(variance / n)
+    finite = t[np.isfinite(t)]
+    note = None
+    if len(finite) < len(t):
+        note = f"{len(t) - len(finite)} resamples had no spread and were left out of the bootstrap-t distribution"
+    if not len(finite):
+        return math.nan, math.nan, "no resample had any spread: the bootstrap-t interval is undefined"
+    q_low, q_high = np.quantile(finite, [alpha, 1 - alpha])
+    return float(theta_hat - q_high * se), float(theta_hat - q_low * se), note
 
 
 def randomization_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int) -> tuple[np.ndarray, bool]:

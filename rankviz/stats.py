@@ -47,7 +47,15 @@ import pandas as pd
 
 from ._columns import SINGLE_SYSTEM, row_label
 from ._errors import ColumnError, DegenerateDataWarning, InputError, warn
-from ._resampling import batch_size, call_entropy, query_stream, bca_or_percentile, randomization_p, resampled_sums
+from ._resampling import (
+    batch_size,
+    bca_or_percentile,
+    call_entropy,
+    query_stream,
+    randomization_p,
+    resampled_sums,
+    studentized_interval,
+)
 from ._tables import PerQueryTable, per_query_table
 from ._validation import check_choice, check_int, check_probability
 from .measures import parse_measure
@@ -67,6 +75,9 @@ __all__ = [
 ]
 
 _SMALL_N = 20
+
+#: intervals of a paired mean difference that compare() offers (``method=``)
+DIFFERENCE_INTERVALS = ("t", "bootstrap-t", "bca", "percentile")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -216,7 +227,7 @@ class _Settings:
         return (1 - self.confidence_level) / 2
 
 
-def _settings(caller, n_resamples, confidence_level, method, batch) -> _Settings:
+def _settings(caller, n_resamples, confidence_level, method, batch, methods=("bca", "percentile", "bootstrap-t")) -> _Settings:
     confidence_level = check_probability(confidence_level, "confidence_level", caller)
     n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
     least = math.ceil(2 / (1 - confidence_level) - 1e-9)
@@ -228,7 +239,7 @@ def _settings(caller, n_resamples, confidence_level, method, batch) -> _Settings
     return _Settings(
         n_resamples=n_resamples,
         confidence_level=confidence_level,
-        method=check_choice(str(method).lower(), "method", caller, ("bca", "percentile")),
+        method=check_choice(str(method).lower(), "method", caller, methods),
         batch=None if batch is None else check_int(batch, "batch", caller, low=1),
     )
 
@@ -258,8 +269,8 @@ def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: _Settings, method_used, n
     }
 
 
-def _one_interval(name, measure, columns, col, sums, n, cfg: _Settings) -> BootstrapResult:
-    """The bootstrap result of one system x measure from the shared resampled sums."""
+def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: _Settings) -> BootstrapResult:
+    """The bootstrap result of one system x measure from the shared resampled sums (of squares: ``sq_col``)."""
     x = columns[:, col]
     notes = []
     if n < _SMALL_N:
@@ -272,12 +283,17 @@ def _one_interval(name, measure, columns, col, sums, n, cfg: _Settings) -> Boots
     estimate = float(x.mean())
     theta_b = sums[:, col] / n
     jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
-    low, high, used, note = bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
+    if cfg.method == "bootstrap-t":
+        low, high, note = studentized_interval(estimate, x, sums[:, col], sums[:, sq_col], cfg.alpha)
+        used = "bootstrap-t"
+    else:
+        low, high, used, note = bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
     if note:
         notes.append(note)
     extra = {}
     if measure.startswith("RR"):
-        extra = _zero_problem(x, columns[:, col + 1], sums[:, col], sums[:, col + 1], n, cfg, used, notes)
+        ratio_method = "bca" if used == "bootstrap-t" else used
+        extra = _zero_problem(x, columns[:, col + 1], sums[:, col], sums[:, col + 1], n, cfg, ratio_method, notes)
     return BootstrapResult(
         system=name,
         measure=measure,
@@ -300,14 +316,18 @@ def _group_intervals(wide, queries, members, names, entropy, cfg: _Settings) -> 
     for name in members:
         values = wide[name].loc[list(queries)].to_numpy(dtype=np.float64)
         for m_index, measure in enumerate(names):
-            layout.append((name, measure, len(blocks)))
-            blocks.append(values[:, m_index])
+            x = values[:, m_index]
+            col = len(blocks)
+            blocks.append(x)
             if measure.startswith("RR"):
-                blocks.append((values[:, m_index] > 0).astype(np.float64))
+                blocks.append((x > 0).astype(np.float64))
+            if cfg.method == "bootstrap-t":
+                blocks.append(x * x)
+            layout.append((name, measure, col, len(blocks) - 1))
     columns = np.column_stack(blocks)
     n = columns.shape[0]
     sums = resampled_sums(columns, cfg.n_resamples, query_stream(entropy, queries), batch_size(n, cfg.batch))
-    return [_one_interval(name, measure, columns, col, sums, n, cfg) for name, measure, col in layout]
+    return [_one_interval(name, measure, columns, col, sq, sums, n, cfg) for name, measure, col, sq in layout]
 
 
 def bootstrap(
@@ -408,22 +428,32 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     return joined
 
 
-def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes) -> dict:
+def _difference_interval(d, mean, sd, sums, sums_sq, cfg: _Settings):
+    """(low, high, note) of the mean difference by ``cfg.method``: 't', 'bootstrap-t', 'bca' or 'percentile'."""
+    n = len(d)
+    if cfg.method == "t":
+        if n > 1 and sd > 0:
+            half = float(_t_quantile(1 - cfg.alpha, n - 1)) * sd / math.sqrt(n)
+            return mean - half, mean + half, None
+        return (mean, mean, None) if n > 1 else (math.nan, math.nan, None)
+    if cfg.method == "bootstrap-t":
+        return studentized_interval(mean, d, sums, sums_sq, cfg.alpha)
+    jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
+    low, high, _, note = bca_or_percentile(mean, sums / n, jack, cfg.alpha, cfg.method)
+    return low, high, note
+
+
+def _paired_row(d, b, s, sums, sums_sq, cfg: _Settings, test, p_random, label, notes) -> dict:
     """The comparison row of one system x measure from its per-query differences ``d``."""
     n = len(d)
     mean = float(d.mean())
-    jack = (d.sum() - d) / (n - 1) if n > 1 else np.array([np.nan])
-    low, high, _, note = bca_or_percentile(mean, mean_sums / n, jack, cfg.alpha, cfg.method)
-    if note:
-        notes.append(f"{label}: {note}")
     sd = float(d.std(ddof=1)) if n > 1 else math.nan
     if n > 1 and sd <= 1e-12 * max(1.0, abs(mean)):
         sd = 0.0  # equal differences up to rounding (0.3 - 0.2 vs 0.2 - 0.1): no variance, not a tiny one
-    if n > 1 and sd > 0:
-        half = float(_t_quantile(1 - cfg.alpha, n - 1)) * sd / math.sqrt(n)
-        t_ci = (mean - half, mean + half)
-    else:
-        t_ci = (mean, mean) if n > 1 else (math.nan, math.nan)
+    low, high, note = _difference_interval(d, mean, sd, sums, sums_sq, cfg)
+    if note:
+        notes.append(f"{label}: {note}")
+    t_ci = _difference_interval(d, mean, sd, sums, sums_sq, dataclasses.replace(cfg, method="t"))[:2]
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     ties = n - wins - losses
     if n <= 50 and ties >= 0.5 * n:
@@ -457,6 +487,7 @@ def _paired_row(d, b, s, mean_sums, cfg: _Settings, test, p_random, label, notes
         "difference": mean,
         "ci_low": low,
         "ci_high": high,
+        "ci_method": cfg.method,
         "t_ci_low": t_ci[0],
         "t_ci_high": t_ci[1],
         "p_value": p,
@@ -483,14 +514,17 @@ def _compare_one(name, baseline, base, other, names, entropy, cfg: _Settings, te
     b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
     s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
     diffs = s_values - b_values
-    sums = resampled_sums(diffs, cfg.n_resamples, gen, batch_size(n, cfg.batch))
+    m = len(names)
+    columns = np.column_stack([diffs, diffs**2]) if cfg.method == "bootstrap-t" else diffs
+    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch))
+    sums_sq = sums[:, m:] if cfg.method == "bootstrap-t" else np.full((cfg.n_resamples, m), np.nan)
     p_values, exact = np.full(len(names), np.nan), False
     if test == "randomization":
         p_values, exact = randomization_p(diffs, cfg.n_resamples, gen, batch_size(n, cfg.batch))
     rows = []
     for i, measure in enumerate(names):
         label = f"{name} vs {baseline}, {measure}"
-        row = _paired_row(diffs[:, i], b_values[:, i], s_values[:, i], sums[:, i], cfg, test, p_values[i], label, notes)
+        row = _paired_row(diffs[:, i], b_values[:, i], s_values[:, i], sums[:, i], sums_sq[:, i], cfg, test, p_values[i], label, notes)
         rows.append({"system": name, "baseline": baseline, "measure": measure, **row})
     return rows, exact
 
@@ -549,7 +583,7 @@ def compare(
     every judged query is present for every system).
     """
     caller = "compare"
-    cfg = _settings(caller, n_resamples, confidence_level, method, batch)
+    cfg = _settings(caller, n_resamples, confidence_level, method, batch, methods=DIFFERENCE_INTERVALS)
     test = check_choice(test, "test", caller, ("randomization", "t", "wilcoxon"))
     correction = check_choice(correction, "correction", caller, ("holm", "bh", None))
     resolved = per_query_table(table, caller)
