@@ -29,7 +29,7 @@ LAYERS = {
     # the evaluation pipeline every entry point shares
     "_pipeline": 4, "_resampling": 4,
     # analysis: evaluation tables, statistics and their result objects, ties
-    "results": 5, "stats": 5, "ties": 5, "evaluation": 5,
+    "results": 5, "power": 5, "_inference": 5, "paired": 5, "stats": 5, "ties": 5, "evaluation": 5,
     # presentation: plots, widgets, reports, the command line
     "plots": 6, "widgets": 6, "report": 6, "cli": 6,
     # glue: the accessor and the package's public surface

@@ -318,3 +318,43 @@ def test_zero_variance_difference_gives_a_defined_p_and_a_note():
     with pytest.warns(rankviz.DegenerateDataWarning):
         exact = stats.compare(table, baseline="a", test="randomization", n_resamples=2000, rng=0)
     assert exact.table["p_value"].iloc[0] == pytest.approx(2 / 2**10)  # exact: only all + or all - flips reach it
+
+
+# ----------------------------------------------------------------------------- power and topic-set size
+
+
+@pytest.mark.parametrize("n, difference", [(20, 0.05), (50, 0.03), (100, 0.02)])
+def test_power_matches_a_simulation_of_the_paired_t_test(n, difference):
+    sd, replicates = 0.12, 4000
+    predicted = stats.power(difference=difference, sd=sd, n_queries=n).power
+    rng = np.random.default_rng(n)
+    d = rng.normal(difference, sd, size=(replicates, n))
+    rejected = sps.ttest_1samp(d, 0.0, axis=1).pvalue < 0.05
+    se = math.sqrt(predicted * (1 - predicted) / replicates)
+    assert abs(rejected.mean() - predicted) < 4 * se + 0.002
+
+
+def test_topic_set_size_is_the_smallest_n_reaching_the_target():
+    result = stats.power(difference=0.02, sd=0.1, target_power=0.8)
+    assert result.power >= 0.8
+    assert stats.power(difference=0.02, sd=0.1, n_queries=result.n_queries - 1).power < 0.8
+    # four times the queries for half the difference (the noncentrality grows with sqrt(n))
+    half = stats.power(difference=0.01, sd=0.1, target_power=0.8)
+    assert 3.8 < half.n_queries / result.n_queries < 4.2
+
+
+def test_power_from_a_per_query_table():
+    rng = np.random.default_rng(3)
+    base = rng.random(60)
+    table = pd.concat([_table(base, "AP", "a"), _table(np.clip(base + rng.normal(0.02, 0.1, 60), 0, 1), "AP", "b")],
+                      ignore_index=True)
+    d = stats.paired_differences(table, system="b", baseline="a", measure="AP")["difference"]
+    result = stats.power(table, system="b", baseline="a", measure="AP")
+    assert result.n_queries == 60 and result.sd == pytest.approx(d.std(ddof=1))
+    assert result.difference == pytest.approx(d.mean())
+    more = stats.power(table, system="b", baseline="a", measure="AP", n_queries=240)
+    assert more.power > result.power
+    with pytest.raises(rankviz.InputError, match="name the system=, the baseline= and the measure="):
+        stats.power(table)
+    with pytest.raises(rankviz.InputError, match="non-zero number"):
+        stats.power(difference=0.0, sd=0.1, n_queries=10)
