@@ -61,6 +61,9 @@ from .paired import DIFFERENCE_INTERVALS, compare, paired_differences, power
 from .power import PowerResult
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 
+#: below this many non-zero queries a mean's interval under-covers; calibrated by benchmarks/coverage.py
+FEW_NONZERO = 10
+
 __all__ = [
     "ConfidenceInterval",
     "BootstrapResult",
@@ -116,6 +119,12 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: Settings) -
         )
     if np.all(x == x[0]):
         notes.append(f"all {n} queries have the same {measure} ({x[0]:g}); the interval is degenerate")
+    elif 0 < np.count_nonzero(x) < FEW_NONZERO:
+        notes.append(
+            f"{measure} of {name!r} is non-zero on only {np.count_nonzero(x)} of {n} queries: no interval of the mean "
+            f"holds its {cfg.confidence_level:.0%} coverage with so few (measured in docs/statistics.md); report the "
+            "share of zero queries (its Wilson interval holds) and evaluate more queries"
+        )
     estimate = float(x.mean())
     theta_b = sums[:, col] / n
     jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
