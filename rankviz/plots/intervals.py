@@ -328,6 +328,7 @@ def _ci_texts(frame, measures, difference) -> dict:
     }
 
 
+@style.literal_text
 def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw the rows of :func:`prepare_ci` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hlines`."""
     from matplotlib.transforms import blended_transform_factory
@@ -444,6 +445,7 @@ def prepare_bootstrap_distribution(result, *, system=None, measure=None) -> pd.D
     return frame
 
 
+@style.literal_text
 def draw_bootstrap_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw :func:`prepare_bootstrap_distribution`'s histogram on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hist`."""
     info = frame.attrs
