@@ -42,7 +42,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import DuplicateError, InputError
+from ._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
 from ._hashing import contiguous_units, repeated_candidates, string_hashes
 from ._ranks import rank_hits, take_docs
@@ -243,6 +243,18 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
     return num_ret
 
 
+def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
+    """Every measure would be 0: say so, with ids from both sides (a prefix, a suffix or spaces often differ)."""
+    run_docs = ", ".join(repr(d) for d in run.docs.slice(0, 3).to_pylist())
+    judged = ", ".join(repr(d) for d in qj.doc_ids[:3].tolist())
+    warn(
+        f"No retrieved document of any evaluated query is judged in the qrels, so every measure is 0. Run doc ids "
+        f"look like {run_docs}; judged ones like {judged}. If they name the same documents differently (a prefix, "
+        "case, spaces, leading zeros), make them match before evaluating.",
+        UnmatchedIdsWarning,
+    )
+
+
 def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
     closed = qj is None
     qs = _queries(run, qj)
@@ -250,6 +262,10 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     unjudged = _unjudged(run, qs)
     cell, row_q, key, grade, src = _evaluated_rows(run, qs)
     cell_keys, judged_rows, judged_grade = _judgements_of_rows(run, qj, qs, cell, row_q, grade, src)
+    # One query retrieving nothing judged is a plain failure; several, with no judged document at all, is a sign
+    # that the two sides spell their ids differently.
+    if qj is not None and not len(judged_rows) and len(qj.doc_ids) and len(cell) >= 10 and len(np.unique(row_q)) >= 2:
+        _warn_no_judged_document(run, qj)
     del row_q, grade
     num_ret = _retrieved_counts(qs)
     drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, qs.ids, n_q, int(np.count_nonzero(num_ret)))

@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import kernels, stats
 from ._errors import InputError, TiesWarning, warn
-from ._frame import run_arrays
+from ._frame import MISSING_DOC, run_arrays
 from ._options import EvalOptions, with_eval_options
 from ._pipeline import (
     index_frame,
@@ -506,7 +506,8 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
         relevance = [grades.get(d) for d in docs]
     else:
         relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
-    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(docs.tolist(), dtype="str")})
+    shown = [None if d.startswith(MISSING_DOC) else d for d in docs.tolist()]  # an empty slot of a retrieved list
+    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(shown, dtype="str")})
     if arrays.ordered_by == "score":
         table["score"] = key
     table["relevance"] = pd.array(relevance, dtype="Int64")

@@ -21,6 +21,9 @@ import rankviz
 from rankviz import _hashing, _judged, _ranks
 from rankviz._options import EvalOptions
 
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
+
 
 def _frame(queries, docs, scores, systems=None):
     columns = {}
