@@ -65,7 +65,10 @@ def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _check_frame(frame, what: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"The {what} must be a pandas DataFrame. Got {type(frame).__name__} instead.")
+        module = type(frame).__module__.split(".")[0]
+        kind = type(frame).__name__ if module == "builtins" else f"{module}.{type(frame).__name__}"
+        hint = " Convert it first with .to_pandas()." if hasattr(frame, "to_pandas") else ""
+        raise InputError(f"The {what} must be a pandas DataFrame. Got {kind} instead.{hint}")
     if len(frame) == 0:
         raise InputError(f"The {what} is empty (0 rows): there is nothing to evaluate.")
     return _with_index_columns(frame)

@@ -102,12 +102,10 @@ class Judged:
         """R per cell: judged items with grade >= ``rel`` (never counting negative grades)."""
         grades = self.group_grades
         flags = (grades >= rel) & (grades >= 0)
-        per_group = np.add.reduceat(flags.astype(np.int64), self.group_offsets[:-1]) if len(grades) else None
         sizes = np.diff(self.group_offsets)
-        counts = np.zeros(len(sizes), dtype=np.int64)
-        if per_group is not None:
-            nonempty = sizes > 0
-            counts[nonempty] = per_group[nonempty]
+        # bincount, not reduceat: a query judged with no grades at the end (an empty last group) is legal
+        group_of = np.repeat(np.arange(len(sizes)), sizes)
+        counts = np.bincount(group_of, weights=flags, minlength=len(sizes)).astype(np.int64)
         return counts[self.cell_group]
 
     def ideal_dcg(self, k: int | None, gain: str) -> np.ndarray:

@@ -37,6 +37,7 @@ from ._pipeline import (
     kept_cells,
     metadata,
     read_judgements,
+    read_run_input,
     system_cells,
     system_names,
     warn_closed_world,
@@ -492,7 +493,7 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     """
     rel = 1 if options.rel is None else options.rel
     arrays, judged = run_arrays(
-        run, read_judgements(qrels), caller="ranked_list", columns=options.columns, order=options.order,
+        read_run_input(run), read_judgements(qrels), caller="ranked_list", columns=options.columns, order=options.order,
         score_dtype=options.score_dtype,
     )
     rows = _rows_of(arrays, str(query), system)
