@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/coverage.py               # full run (R = 2,000 per cell; 15-20 min on 1 busy core)
     .venv/bin/python benchmarks/coverage.py --quick       # R = 300 per cell everywhere
     .venv/bin/python benchmarks/coverage.py --quick --parts paired,single --no-write
+    .venv/bin/python benchmarks/coverage.py --render-only # rewrite RESULTS.md from the last full run's JSON
 
 Every cell draws R independent samples from a generator whose true value is known, computes an
 interval (or a p-value) on each through rankviz's public API, and reports the share that covers
@@ -78,6 +79,7 @@ import argparse
 import dataclasses
 import json
 import math
+import shlex
 import subprocess
 import sys
 import time
@@ -821,7 +823,15 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
         good = [r["K"] for r in v["rows"] if r["works"]]
         b = v["best"]
         if good:
-            lines.append(f"- {m}: K = {', '.join(map(str, good))} works.")
+            K = good[0]
+            cov = {id(c): float(c["covered"][m].mean()) for c in single}
+            loose = [c for c in single if UNDER <= cov[id(c)] < HOLDS]
+            also = "; ".join(f"{c['name']} n = {c['n']} ({cov[id(c)]:.3f}): {(c['nonzero'] < K).mean():.2f}" for c in loose)
+            lines.append(
+                f"- {m}: K = {', '.join(map(str, good))} works, judged on {v['n_under']} under-covering and "
+                f"{v['n_holds']} holding cells" + (f"; at K = {K} it also fires on the unclassed cells {also}" if loose else "")
+                + "."
+            )
         else:
             lines.append(f"- {m}: no single K works; the best is K = {b['K']} (largest margin): it fires on at least "
                          f"{_fmt_share(b['min_under'])} of the samples of every under-covering cell and on at most "
@@ -842,6 +852,10 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
     lines += ["", ("BCa and two-part coverage given the number of non-zero queries k, pooled over the single-system cells "
                    "(coverage (samples)):"), "", "| k | " + " | ".join(f"bca n = {n}" for n in SIZES) + " | bca all | two-part all |",
               "|---|" + "---|" * (len(SIZES) + 2)]
+    lines += ["", ("Pooled over this benchmark's cells, so these shares depend on their mix. Within one cell a k far from "
+                   "the expected count goes with a zero share, hence a mean, far from the truth: coverage falls at both "
+                   "ends of each cell's range of k (at n = 100, k = 15-19 is the upper tail of the 90%-zero cells and k "
+                   "<= 29 or >= 50 the tails of the 60%-zero cell). Per-cell data are in the JSON.")]
     for lo, hi in edges:
         label = str(lo) if lo == hi else (f"{lo}-{hi}" if hi < 10**9 else f">= {lo}")
         parts = []
@@ -860,10 +874,10 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
     return lines
 
 
-def render(results: dict, samples: dict, args, elapsed: float, command: str) -> str:
+def render(results: dict, samples: dict, args, elapsed: float, command: str, generated: str) -> str:
     lines = [START, "", "## Coverage and error rates of the interval methods and tests (`benchmarks/coverage.py`)", ""]
     lines.append(
-        f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `{command}` in **{elapsed / 60:.1f} min** wall time "
+        f"Generated {generated} by `{command}` in **{elapsed / 60:.1f} min** wall time "
         f"(rankviz {results['meta']['version']}): {args.replicates:,} replicates per cell for the paired, type I and "
         f"single-system parts, {args.holm_replicates:,} for Holm, {args.legacy_replicates:,} for the one-sample "
         f"scenarios ({args.legacy_large_replicates:,} at n = 1000); {args.resamples:,} bootstrap resamples per interval (the library default is 10,000), "
@@ -912,7 +926,7 @@ def build_model(args) -> dict:
     return model
 
 
-def main() -> None:
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="300 replicates per cell everywhere")
     parser.add_argument("--replicates", type=int, default=None, help="replicates per cell: paired, type1, single (2000)")
@@ -928,7 +942,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--no-check", action="store_true", help="skip the batching self-check")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
-    args = parser.parse_args()
+    parser.add_argument("--render-only", action="store_true",
+                        help="no simulation: rewrite RESULTS.md from the JSON of the last run (with --quick: of the last quick run)")
+    return parser
+
+
+def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """Fill in the replicate counts and check the options."""
     quick = 300 if args.quick else None
     args.replicates = args.replicates or quick or 2000
     args.holm_replicates = args.holm_replicates or quick or 1000
@@ -937,10 +957,37 @@ def main() -> None:
     holm_ties = [float(t) for t in args.holm_ties.split(",") if t.strip()]
     if not set(holm_ties) <= set(TIE_TARGETS):
         parser.error(f"--holm-ties: choose from {', '.join(map(str, TIE_TARGETS))}")
-    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    unknown = set(parts) - set(PARTS)
+    args.holm_ties_list = holm_ties
+    args.parts_list = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = set(args.parts_list) - set(PARTS)
     if unknown:
         parser.error(f"unknown parts {sorted(unknown)}; choose from {', '.join(PARTS)}")
+    return args
+
+
+def render_only(parser: argparse.ArgumentParser, quick: bool) -> None:
+    """Rewrite the RESULTS.md section from the saved JSON of a full run (its own options, timestamp and wall time)."""
+    suffix = "_quick" if quick else ""
+    path = HERE / "_data" / f"coverage{suffix}.json"
+    results = json.loads(path.read_text())
+    samples = json.loads((HERE / "_data" / f"coverage_samples{suffix}.json").read_text())
+    meta = results["meta"]
+    if set(meta.get("parts", [])) != set(PARTS):
+        raise SystemExit(f"{path} holds only the parts {meta.get('parts')}: RESULTS.md needs a run of every part")
+    command = meta["command"]
+    args = resolve(parser, parser.parse_args(shlex.split(command)[1:]))
+    generated = meta.get("generated") or time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    write_results(render(results, samples, args, meta["elapsed_s"], command, generated))
+    print(f"wrote {HERE / 'RESULTS.md'} from {path} (run of {generated}, {meta['elapsed_s'] / 60:.1f} min)")
+
+
+def main() -> None:
+    parser = make_parser()
+    args = resolve(parser, parser.parse_args())
+    if args.render_only:
+        render_only(parser, args.quick)
+        return
+    parts, holm_ties = args.parts_list, args.holm_ties_list
     command = "benchmarks/coverage.py" + "".join(f" {a}" for a in sys.argv[1:])
     started = time.perf_counter()
 
@@ -1036,6 +1083,7 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     results["meta"]["elapsed_s"] = elapsed
     results["meta"]["parts"] = parts
+    results["meta"]["generated"] = generated = time.strftime("%Y-%m-%d %H:%M")
     data = HERE / "_data"
     data.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""
@@ -1049,7 +1097,7 @@ def main() -> None:
     if set(parts) != set(PARTS):
         progress("RESULTS.md not written: it needs every part (run without --parts, or pass --no-write)")
         return
-    write_results(render(results, samples, args, elapsed, command))
+    write_results(render(results, samples, args, elapsed, command, generated))
     progress(f"wrote {HERE / 'RESULTS.md'} ({elapsed / 60:.1f} min)")
 
 

@@ -434,7 +434,7 @@ def compare(
     correction: str | None = "holm",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    method: str = "bca",
+    method: str = "t",
     rng=None,
     batch: int | None = None,
     options: EvalOptions,
