@@ -191,8 +191,8 @@ def warn_comments(name: str, count: int, first: int, line: str) -> None:
     """One warning for the ``count`` comment lines skipped in a file, the first being line ``first``."""
     warn(
         f"{name}: skipped {count} line(s) starting with '#' as comments, as trec_eval 10 does (the first is "
-        f"line {first}: {line.strip(_SEPARATORS)!r}). trec_eval 9 and pytrec_eval read such lines as data; "
-        "pass comments=False to read them as data, or delete them to silence this warning.",
+        f"line {first}: {line.strip(_SEPARATORS)!r}). trec_eval 9 and pytrec_eval read such lines as data, as "
+        "read_run/read_qrels/read_topics(..., comments=False) do; delete the lines to silence this warning.",
         RankvizWarning,
     )
 
