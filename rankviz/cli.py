@@ -178,7 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     from ._errors import RankvizError
     from .report import NotebookError
 
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # -h, or a usage error already printed in one line: a status, as for the commands
+        return exc.code if isinstance(exc.code, int) else 2
     handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks}
     prog = f"rankviz {args.command}"
     try:
