@@ -72,9 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rankviz", description="Rank-aware evaluation with trec_eval-exact numbers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ev = sub.add_parser("eval", help="print a trec_eval-style table", description="Evaluate a TREC run against qrels.")
-    ev.add_argument("qrels", help="TREC qrels file (plain or gzip/bzip2/xz)")
-    ev.add_argument("run", help="TREC run file (plain or gzip/bzip2/xz)")
+    ev = sub.add_parser("eval", help="print a trec_eval-style table", usage="%(prog)s [options] QRELS RUN",
+                        description="Evaluate a TREC run against qrels. Options may come before or after the files "
+                                    "(rankviz eval -m map ndcg QRELS RUN, or QRELS RUN -m map ndcg).")
+    # Optional only for argparse: `-m map QRELS RUN` (trec_eval's order) lets -m take the files; see _files_after_m.
+    ev.add_argument("qrels", nargs="?", help="TREC qrels file (plain or gzip/bzip2/xz)")
+    ev.add_argument("run", nargs="?", help="TREC run file (plain or gzip/bzip2/xz)")
     ev.add_argument("-q", action="store_true", help="also print per-query values")
     ev.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
                     help="measures to print, several after one -m or -m repeated: RR@10, nDCG@10, AP, P@5, "
@@ -108,6 +111,27 @@ def _parser() -> argparse.ArgumentParser:
     nbs.add_argument("--timeout", type=_int_at_least(1), default=600, help="seconds per cell (default 600)")
     nbs.add_argument("--quiet", action="store_true")
     return parser
+
+
+def _files_after_m(args) -> None:
+    """Give back to QRELS and RUN the file names that a leading ``-m`` took (``rankviz eval -m map QRELS RUN``).
+
+    ``-m`` takes several measures, so in trec_eval's argument order it also takes the
+    two files; they are the last values when the positional arguments are missing.
+    """
+    missing = [name for name in ("qrels", "run") if getattr(args, name) is None]
+    values = args.measures or []
+    if not missing:
+        return
+    if len(values) <= len(missing):
+        raise _UsageError(f"the following arguments are required: {', '.join(missing)}")
+    args.measures = values[: -len(missing)]
+    for name, value in zip(missing, values[-len(missing) :]):
+        setattr(args, name, value)
+
+
+class _UsageError(Exception):
+    """A usage error found after argparse: printed like argparse's own, one line, exit 2."""
 
 
 def _eval(args) -> int:
@@ -149,7 +173,8 @@ def _report(args) -> int:
     from .report import build_report
 
     if not args.runs:
-        raise InputError("no run files given; usage: rankviz report --qrels QRELS RUN [RUN ...]")
+        hint = " (the measures after --measures took every name: put the runs first)" if args.measures else ""
+        raise InputError(f"no run files given{hint}; usage: rankviz report --qrels QRELS RUN [RUN ...]")
     build_report(
         args.qrels, args.runs, output=args.output, topics=args.topics, measures=args.measures, k=args.k,
         depth=args.depth, rel=args.rel, n_resamples=args.n_resamples, rng=args.rng, title=args.title, quiet=args.quiet,
@@ -184,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks}
     prog = f"rankviz {args.command}"
+    try:
+        if args.command == "eval":
+            _files_after_m(args)
+    except _UsageError as exc:
+        print(f"{prog}: error: {exc} (see '{prog} -h')", file=sys.stderr)
+        return 2
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")

@@ -252,6 +252,12 @@ def test_eval_takes_several_measures_after_one_m(trec_eval_dir, capsys):
     assert cli.main(["eval", *files, "-m", "nDCG@10", "-m", "AP", "--measure", "RR"]) == 0
     assert capsys.readouterr().out == together
     assert [line.split()[0] for line in together.splitlines()] == ["runid", "num_q", "ndcg_cut_10", "map", "recip_rank"]
+    # trec_eval's order, options first: the leading -m takes the files too, and gives them back
+    assert cli.main(["eval", "-m", "nDCG@10", "AP", "RR", *files]) == 0
+    assert capsys.readouterr().out == together
+    assert cli.main(["eval", files[0], "-m", "nDCG@10", "AP", "RR", files[1]]) == 0
+    assert capsys.readouterr().out == together
+    _one_line_error(capsys, cli.main(["eval", "-m", "AP", files[0]]), r"^rankviz eval: error: the following arguments are required: qrels, run")
 
 
 def test_cli_bad_inputs_are_one_line_errors(tiny, tmp_path, capsys):
