@@ -200,7 +200,7 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankviz`` console script: the exit status (0, 1 when a notebook failed, 2 for bad input)."""
-    from ._errors import RankvizError
+    from ._errors import RankvizError, RankvizWarning
     from .report import NotebookError
 
     try:
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("default")
+            warnings.simplefilter("always", RankvizWarning)  # shown, one line each, whatever the filters say
             try:
                 return handlers[args.command](args)
             finally:

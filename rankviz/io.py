@@ -210,6 +210,9 @@ def _xml_topics(name: str, text: str) -> list[dict]:
         )
     if not rows:
         raise TrecFormatError(f"{name}: no <topic> elements found.")
+    unnamed = [i for i, row in enumerate(rows, start=1) if not row["query_id"]]
+    if unnamed:
+        raise TrecFormatError(f"{name}: <topic> number {unnamed[0]} of the file has no number attribute or <num> (its query id).")
     return rows
 
 

@@ -342,6 +342,23 @@ def test_whitespace_as_trec_eval_reads_it(tmp_path):
     assert rankviz.read_run(_write(tmp_path, "r.txt", crlf_tabs))["doc_id"].tolist() == ["d1", "d2"]
 
 
+#: every character Python's str.split() splits on that C's isspace() (trec_eval's separator) does not
+PYTHON_ONLY_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in " \t\n\v\f\r"]
+
+
+@pytest.mark.parametrize("char", PYTHON_ONLY_SPACES, ids=[f"U+{ord(c):04X}" for c in PYTHON_ONLY_SPACES])
+def test_every_space_trec_eval_would_keep_in_a_field_is_refused(tmp_path, char):
+    path = _write(tmp_path, "q.txt", f"q1 0 d1 1\nq1 0 d2{char}x 1\n")
+    with pytest.raises(rankviz.TrecFormatError, match=rf"line 2: the line contains .*U\+{ord(char):04X}"):
+        rankviz.read_qrels(path)
+
+
+def test_xml_topic_without_a_number_is_refused(tmp_path):
+    xml = "<topics><topic number='1'><query>a</query></topic><topic><query>b</query></topic></topics>"
+    with pytest.raises(rankviz.TrecFormatError, match=r"<topic> number 2 of the file has no number attribute or <num>"):
+        rankviz.read_topics(_write(tmp_path, "t.xml", xml))
+
+
 def test_a_folder_is_not_a_trec_file(tmp_path):
     with pytest.raises(rankviz.InputError, match="is a directory"):
         rankviz.read_qrels(tmp_path)
