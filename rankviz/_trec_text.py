@@ -28,7 +28,7 @@ How a file becomes fields, compared with trec_eval 10 (``get_trec_results.c``,
   (trec_eval 9 and pytrec_eval have no comment syntax: ``#301`` is a query id there).
   Blank lines are skipped (trec_eval 10 refuses them in qrels).
 * Numbers: an integer field (a qrels grade, a run's rank) is written as an integer
-  (``2``, ``+2``, ``-1``, ``2.0``) with ``|value| <= 2**53 - 1``, so that it is exact in
+  (``2``, ``+2``, ``-1``, ``2.0``) with ``|value| <= 2**53``, so that it is exact in
   float64; trec_eval's ``atol`` would read ``1.7`` as 1 and ``1e3`` as 1. A score is a
   finite decimal number (``2.5``, ``-1e-3``, ``.5``) converted with correct rounding,
   as ``strtod`` does; ``nan``, ``inf``, ``1e400`` (overflow) and hexadecimal floats are
@@ -52,11 +52,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, RankvizWarning, TrecFormatError, warn
+from ._frame import MAX_EXACT
 
 __all__ = ["Fields", "read_text", "split_fields", "integers", "decimals", "comment_lines", "warn_comments"]
 
-#: the largest integer magnitude a grade or a rank may have: every such integer is exact in float64
-LARGEST_INTEGER = 2**53 - 1
 INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
 DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
@@ -339,20 +338,20 @@ def decimals(fields: Fields, i: int, label: str) -> np.ndarray:
 
 
 def integers(fields: Fields, i: int, label: str) -> np.ndarray:
-    """Field ``i`` as int64; a value that is not an integer, or whose magnitude exceeds 2**53 - 1, is refused.
+    """Field ``i`` as int64; a value that is not an integer, or whose magnitude exceeds 2**53, is refused.
 
     >>> integers(split_fields("q", "q 0 d 2\\nq 0 e -1\\nq 0 f 3.0\\n", 4, what="qrels", expected="", extra=False), 3, "relevance")
     array([ 2, -1,  3])
     """
     values = _matching(fields, i, INTEGER, label, "an integer")
-    # float64 rounds monotonically, so a written integer beyond 2**53 - 1 never converts below 2**53
     numbers = pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
-    beyond = np.abs(numbers) > LARGEST_INTEGER
-    if beyond.any():
-        row = int(np.flatnonzero(beyond)[0])
-        raise fields.error(
-            row,
-            f"the {label} field must be an integer from -{LARGEST_INTEGER} to {LARGEST_INTEGER} (2**53 - 1, exact in "
-            f"float64), found {fields.columns[i][row]!r}",
-        )
+    # float64 rounds monotonically, so only an integer that converts to 2**53 or beyond can be out of range
+    # (2**53 + 1 converts to 2**53): those few are checked exactly
+    for row in np.flatnonzero(np.abs(numbers) >= MAX_EXACT):
+        if abs(int(fields.columns[i][row].split(".")[0])) > MAX_EXACT:
+            raise fields.error(
+                int(row),
+                f"the {label} field must be an integer within +-2**53 (+-{MAX_EXACT}, where float64 stops being "
+                f"exact), found {fields.columns[i][row]!r}",
+            )
     return numbers.astype(np.int64)

@@ -28,9 +28,8 @@ import pandas as pd
 
 from ._columns import Columns
 from ._errors import DuplicateError, InputError, TrecFormatError
-from ._frame import resolve_long_run, resolve_qrels
+from ._frame import MAX_EXACT, resolve_long_run, resolve_qrels
 from ._trec_text import (
-    LARGEST_INTEGER,
     comment_lines,
     decimals,
     integers,
@@ -89,7 +88,7 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
     TrecFormatError
         Naming the file, the line number and the line, for a line with fewer than
         six fields, a score that is not a finite number (``nan``, ``inf``), a rank
-        that is not an integer of magnitude at most 2**53 - 1, a no-break space or
+        that is not an integer of magnitude at most 2**53, a no-break space or
         another character trec_eval would read differently (see
         :mod:`rankviz._trec_text`), or a file that is not UTF-8 text.
 
@@ -149,7 +148,7 @@ def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
     TrecFormatError
         Naming the file, the line number and the line, for a line without exactly
         four fields (six fields suggest a run file given as qrels), a relevance
-        that is not an integer of magnitude at most 2**53 - 1 (``1.7``, ``1e3`` and
+        that is not an integer of magnitude at most 2**53 (``1.7``, ``1e3`` and
         ``9223372036854775808`` are refused: trec_eval's ``atol`` would read the
         first two as 1), or a character trec_eval would read differently.
 
@@ -460,14 +459,14 @@ def run_from_dict(run: Mapping[str, Mapping[str, float]], *, system: str | None 
 
 
 def _grade(value, qid, did) -> int:
-    """A dict's grade as an exact int: an integer, or an integral float, of magnitude at most 2**53 - 1."""
+    """A dict's grade as an exact int: an integer, or an integral float, of magnitude at most 2**53."""
     exact = isinstance(value, numbers.Integral) or (
         isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()
     )
-    if not exact or abs(int(value)) > LARGEST_INTEGER:
+    if not exact or abs(int(value)) > MAX_EXACT:
         raise InputError(
-            f"qrels_from_dict: relevance grades must be integers from -{LARGEST_INTEGER} to {LARGEST_INTEGER} "
-            f"(2**53 - 1); the grade of ({qid!r}, {did!r}) is {value!r}."
+            f"qrels_from_dict: relevance grades must be integers within +-2**53; the grade of ({qid!r}, {did!r}) "
+            f"is {value!r}."
         )
     return int(value)
 
@@ -475,7 +474,7 @@ def _grade(value, qid, did) -> int:
 def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> pd.DataFrame:
     """Build a qrels frame (``query_id``, ``doc_id``, ``relevance``) from ``{query_id: {doc_id: grade}}``.
 
-    Grades must be integers (or integral floats) of magnitude at most 2**53 - 1.
+    Grades must be integers (or integral floats) of magnitude at most 2**53.
     """
     if not isinstance(qrels, Mapping):
         raise InputError(f"qrels_from_dict expects a mapping {{query_id: {{doc_id: grade}}}}. Got {type(qrels).__name__}.")
