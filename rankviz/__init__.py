@@ -31,6 +31,7 @@ from ._errors import (
     UnknownOptionError,
 )
 from . import stats
+from . import multiple
 from .evaluation import (
     bootstrap,
     compare,
@@ -45,6 +46,7 @@ from .evaluation import (
     ranked_list,
     recall,
     summary,
+    table,
 )
 from .io import (
     qrels_from_dict,
@@ -59,6 +61,7 @@ from .io import (
 )
 from .measures import Measure, parse_measure
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .significance import SignificanceTable
 from .ties import TieReport, tie_report
 
 __version__ = "0.1.0"
@@ -77,6 +80,7 @@ __all__ = [
     "Measure",
     "RankvizError",
     "RankvizWarning",
+    "SignificanceTable",
     "TieReport",
     "TiesWarning",
     "TrecFormatError",
@@ -89,6 +93,7 @@ __all__ = [
     "hit_rate",
     "mean_average_precision",
     "mrr",
+    "multiple",
     "ndcg",
     "parse_measure",
     "precision",
@@ -104,6 +109,7 @@ __all__ = [
     "run_to_dict",
     "stats",
     "summary",
+    "table",
     "tie_report",
     "write_qrels",
     "write_run",
