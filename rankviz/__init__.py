@@ -31,7 +31,7 @@ from ._errors import (
     UnknownOptionError,
 )
 from . import stats
-from . import multiple
+from . import fusion, multiple
 from .evaluation import (
     bootstrap,
     compare,
@@ -59,6 +59,7 @@ from .io import (
     write_qrels,
     write_run,
 )
+from .fusion import fuse
 from .measures import Measure, parse_measure
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .significance import SignificanceTable
@@ -90,6 +91,8 @@ __all__ = [
     "compare",
     "evaluate",
     "first_relevant_rank",
+    "fuse",
+    "fusion",
     "hit_rate",
     "mean_average_precision",
     "mrr",
