@@ -114,9 +114,10 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
     n, s, m = x.shape
     means = x.mean(axis=0)  # (S, m)
     observed = np.abs(means[:, None, :] - means[None, :, :])  # (S, S, m)
-    orders = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
-    total = len(orders) ** n if n * math.log(len(orders)) < math.log(_MAX_EXACT) + 1e-9 else math.inf
+    n_orders = math.factorial(s)
+    total = n_orders**n if n * math.log(n_orders) < math.log(_MAX_EXACT) + 1e-9 else math.inf
     if total <= min(n_resamples, _MAX_EXACT):
+        orders = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
         choice = np.array(list(itertools.product(range(len(orders)), repeat=n)), dtype=np.intp).reshape(-1, n)
         p = _null_hits(x, observed, orders[choice]) / total
         exact = True

@@ -176,7 +176,12 @@ class SignificanceTable:
     def description(self) -> str:
         """One sentence saying how the letters were decided (plain text)."""
         test = _TEST_NAMES[self.test]
-        how = (f"{test}, {self.n_resamples} permutations" if self.test in ("tukey", "randomization") else test)
+        n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
+        if self.test in ("tukey", "randomization"):
+            every = bool(self.exact) if self.test == "tukey" else len(self.exact) == n_pairs
+            how = f"exact {test}" if every else f"{test}, {self.n_resamples} random permutations"
+        else:
+            how = test
         if self.test != "tukey":
             how += f", {_CORRECTION_NAMES[self.correction]} correction over the pairs of each measure"
         ci = f"; intervals are {self.confidence_level:.0%} bootstrap intervals" if self.confidence_level else ""
