@@ -88,7 +88,7 @@ class Lists:
 def _canonical(value, aliases, choices, name, caller):
     if isinstance(value, str):
         key = value.lower().replace("_", "").replace("-", "").replace(" ", "")
-        key = aliases.get(key, key)
+        key = aliases.get(key, key).replace("-", "")
         for choice in choices:
             if choice.replace("-", "") == key:
                 return choice
