@@ -217,7 +217,7 @@ class SignificanceTable:
             body.append(f"<tr><td>{label}</td><td>{html.escape(s)}</td>{''.join(tds)}</tr>")
         notes = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in self.notes)
         return (
-            f"<div><p><b>{html.escape(self.description())}</b></p><table><thead><tr><th></th><th>system</th>{head}</tr></thead>"
+            f"<div><p>{html.escape(self.description())}</p><table><thead><tr><th></th><th>system</th>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>{notes}</div>"
         )
 
