@@ -305,7 +305,12 @@ def all_pairs(
     1      a     c       0.200   0.5833
     2      b     c      -0.175   0.6667
     """
-    caller = "all_pairs"
+    pairs, _, _ = _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, "all_pairs")
+    return pairs
+
+
+def _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, caller: str):
+    """(pairs with their settings in attrs, {system: wide frame}, the call's entropy): what both public functions share."""
     test, resolved_correction, n_resamples = _check_options(test, correction, n_resamples, caller)
     alpha = check_probability(alpha, "alpha", caller)
     names, wide, queries = _resolve(table, measures, caller)
@@ -315,10 +320,10 @@ def all_pairs(
     warn_notes(notes, caller)
     pairs = _corrected(pd.DataFrame(rows), resolved_correction, alpha)
     pairs.attrs["rankviz"] = {
-        "test": test, "correction": resolved_correction, "alpha": alpha, "n_resamples": n_resamples,
+        "test": test, "correction": resolved_correction, "alpha": alpha, "n_resamples": n_resamples, "measures": names,
         "rng": seed_of(rng), "exact": tuple(exact), "n_queries": len(queries), "notes": tuple(dict.fromkeys(notes)),
     }
-    return pairs
+    return pairs, wide, entropy
 
 
 def _intervals(table, names, confidence_level, n_resamples, method, rng, entropy, batch):
@@ -380,25 +385,17 @@ def significance_table(
     >>> result.better_than("a", "AP"), result.better_than("b", "AP")
     (('b',), ())
     """
-    caller = "table"
-    test, resolved_correction, n_resamples = _check_options(test, correction, n_resamples, caller)
-    alpha = check_probability(alpha, "alpha", caller)
     if confidence_level is not None:
-        confidence_level = check_probability(confidence_level, "confidence_level", caller)
-    names, wide, queries = _resolve(table, measures, caller)
-    entropy = call_entropy(rng, caller)
-    notes: list[str] = []
-    rows, exact = _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes)
-    pairs = _corrected(pd.DataFrame(rows), resolved_correction, alpha)
-    systems = tuple(wide)
+        confidence_level = check_probability(confidence_level, "confidence_level", "table")
+    pairs, wide, entropy = _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, "table")
+    how = pairs.attrs["rankviz"]
+    names, systems = how["measures"], tuple(wide)
     means = pd.DataFrame({m: [float(wide[s][m].mean()) for s in systems] for m in names}, index=pd.Index(systems, name="system"))
-    low, high = _intervals(table, names, confidence_level, n_resamples, method, rng, entropy, batch)
-    warn_notes(notes, caller)
+    low, high = _intervals(table, names, confidence_level, how["n_resamples"], method, rng, entropy, batch)
     return SignificanceTable(
         systems=systems, measures=tuple(names), labels=system_labels(len(systems)), means=means,
         ci_low=None if low is None else low.loc[list(systems), names],
         ci_high=None if high is None else high.loc[list(systems), names],
-        pairs=pairs, test=test, correction=resolved_correction, alpha=alpha, confidence_level=confidence_level,
-        n_resamples=n_resamples, rng=seed_of(rng), n_queries=len(queries), exact=tuple(exact),
-        notes=tuple(dict.fromkeys(notes)),
+        pairs=pairs, test=how["test"], correction=how["correction"], alpha=how["alpha"], confidence_level=confidence_level,
+        n_resamples=how["n_resamples"], rng=how["rng"], n_queries=how["n_queries"], exact=how["exact"], notes=how["notes"],
     )
