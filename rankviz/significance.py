@@ -17,6 +17,8 @@ import html
 import numpy as np
 import pandas as pd
 
+from ._errors import InputError
+
 __all__ = ["SignificanceTable", "system_labels", "latex_escape", "markdown_escape"]
 
 _TEST_NAMES = {
@@ -164,7 +166,7 @@ class SignificanceTable:
     def _cells(self, digits: int, ci: bool):
         """Per system and measure: (mean text, letters, is best, interval text or '')."""
         if ci and self.ci_low is None:
-            raise ValueError("This table has no intervals (it was made with confidence_level=None); call with ci=False.")
+            raise InputError("This table has no intervals (it was made with confidence_level=None); call with ci=False.")
         out = {}
         for m in self.measures:
             best = set(self.best(m))

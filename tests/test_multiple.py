@@ -193,7 +193,7 @@ def test_bad_input_names_the_problem_and_the_fix():
     with pytest.raises(rankviz.InputError, match="'alpha' parameter"):
         multiple.all_pairs(table, "AP", alpha=5)
     result = multiple.significance_table(table, "AP", confidence_level=None, rng=0, n_resamples=200)
-    with pytest.raises(ValueError, match="confidence_level=None"):
+    with pytest.raises(rankviz.InputError, match="confidence_level=None"):
         result.to_latex(ci=True)
     with pytest.raises(KeyError, match="Unknown system 'zz'"):
         result.better_than("zz", "AP")

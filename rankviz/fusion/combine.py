@@ -301,6 +301,15 @@ def fuse(run, method: str = "rrf", *, norm: str | None = None, weights=None, k: 
         doc id, score (the fused value) and rank, one row per document retrieved by
         any system, ordered by query (first appearance) and rank.
 
+    Notes
+    -----
+    A document that one system did not retrieve adds 0 to RRF, CombSUM and the
+    weighted sum; it is not counted by CombMNZ (sum x systems that retrieved it) and
+    CombANZ (sum / those systems), and is left out of CombMAX and CombMIN; in Borda
+    it gets that system's leftover points, (c - n + 1) / 2 for c candidates and a
+    list of n. Lists are ordered as trec_eval orders them (score, then doc id
+    descending), and so is the fused list.
+
     Examples
     --------
     >>> import pandas as pd, rankviz
