@@ -32,6 +32,7 @@ from ._errors import (
     UnmatchedIdsWarning,
 )
 from . import stats
+from . import fusion, multiple
 from .evaluation import (
     bootstrap,
     compare,
@@ -46,6 +47,7 @@ from .evaluation import (
     ranked_list,
     recall,
     summary,
+    table,
 )
 from .io import (
     qrels_from_dict,
@@ -58,8 +60,10 @@ from .io import (
     write_qrels,
     write_run,
 )
+from .fusion import fuse
 from .measures import Measure, parse_measure
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .significance import SignificanceTable
 from .ties import TieReport, tie_report
 
 __version__ = "0.1.0"
@@ -78,6 +82,7 @@ __all__ = [
     "Measure",
     "RankvizError",
     "RankvizWarning",
+    "SignificanceTable",
     "TieReport",
     "TiesWarning",
     "TrecFormatError",
@@ -88,9 +93,12 @@ __all__ = [
     "compare",
     "evaluate",
     "first_relevant_rank",
+    "fuse",
+    "fusion",
     "hit_rate",
     "mean_average_precision",
     "mrr",
+    "multiple",
     "ndcg",
     "parse_measure",
     "precision",
@@ -106,6 +114,7 @@ __all__ = [
     "run_to_dict",
     "stats",
     "summary",
+    "table",
     "tie_report",
     "write_qrels",
     "write_run",

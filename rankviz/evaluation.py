@@ -19,7 +19,8 @@ What they return, whatever the input
 - ``first_relevant_rank``: a nullable-integer Series per query.
 - ``summary``: a DataFrame indexed by ``system``.
 - ``bootstrap``: a :class:`~rankviz.stats.BootstrapResults`;
-  ``compare``: a :class:`~rankviz.stats.Comparison`.
+  ``compare``: a :class:`~rankviz.stats.Comparison`;
+  ``table``: a :class:`~rankviz.multiple.SignificanceTable`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import kernels, stats
+from . import kernels, multiple, stats
 from ._errors import InputError, TiesWarning, warn
 from ._frame import MISSING_DOC, run_arrays
 from ._options import EvalOptions, with_eval_options
@@ -61,6 +62,7 @@ __all__ = [
     "ranked_list",
     "bootstrap",
     "compare",
+    "table",
 ]
 
 
@@ -407,17 +409,17 @@ def bootstrap(
     )
 
 
-def _per_query_of_runs(runs, measures, qrels, options: EvalOptions) -> pd.DataFrame:
+def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str = "compare") -> pd.DataFrame:
     """One per-query table of several systems: a run with a system column, or ``{name: run}``."""
     if not isinstance(runs, dict):
         return evaluate(runs, measures, qrels, per_query=True, **options.as_keywords())
     if not runs:
-        raise InputError("compare: the dict of runs is empty.")
+        raise InputError(f"{caller}: the dict of runs is empty.")
     tables = []
     for name, frame in runs.items():
         part = evaluate(frame, measures, qrels, per_query=True, **options.as_keywords())
         if "system" in part.columns:
-            raise InputError(f"compare: run {name!r} has its own system column; pass one system per dict entry.")
+            raise InputError(f"{caller}: run {name!r} has its own system column; pass one system per dict entry.")
         part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
         tables.append(part)
     return pd.concat(tables, ignore_index=True)
@@ -462,6 +464,46 @@ def compare(
     return stats.compare(
         table, baseline=baseline, measures=names, test=test, correction=correction, n_resamples=n_resamples,
         confidence_level=confidence_level, method=method, rng=rng, batch=batch,
+    )
+
+
+@with_eval_options
+def table(
+    runs,
+    measures,
+    qrels=None,
+    *,
+    test: str = "tukey",
+    correction: str | None = "auto",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence_level: float | None = 0.95,
+    method: str = "bca",
+    rng=None,
+    batch: int | None = None,
+    options: EvalOptions,
+) -> multiple.SignificanceTable:
+    """Evaluate several systems per query: the table of means with the systems each one significantly beats.
+
+    Parameters
+    ----------
+    runs : DataFrame or dict of DataFrames
+        A run with a ``system`` column, or ``{system name: run frame}``.
+    measures : str or list
+    qrels : DataFrame, path or dict, optional
+    test, correction, alpha, n_resamples, confidence_level, method, rng, batch
+        See :func:`rankviz.multiple.significance_table` (default: the randomized
+        Tukey HSD over all systems, paired by query).
+
+    Returns
+    -------
+    SignificanceTable
+        ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view.
+    """
+    per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
+    return multiple.significance_table(
+        per_query, [m.name for m in _measures(measures, options)], test=test, correction=correction, alpha=alpha,
+        n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng, batch=batch,
     )
 
 
