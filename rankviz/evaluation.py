@@ -24,6 +24,8 @@ What they return, whatever the input
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -43,7 +45,7 @@ from ._pipeline import (
     with_rel,
 )
 from ._validation import check_choice, check_cutoff
-from .measures import Measure, parse_measures
+from .measures import Measure, aggregate, parse_measures
 from .ties import tie_spread
 
 __all__ = [
@@ -67,7 +69,7 @@ def _evaluated(run, measures: list[Measure], qrels, options: EvalOptions, caller
     """Judge the run and compute every measure per cell: (Judged, kept-cell mask, {name: values})."""
     for m in measures:
         m.check_complete()
-    j = judge_run(run, qrels, options, rel_min=min(m.rel for m in measures), caller=caller)
+    j = judge_run(run, qrels, options, rel_min=min(m.hit_min for m in measures), caller=caller)
     keep = kept_cells(j, options.missing, caller)
     if closed_world_warning:
         warn_closed_world(j, measures, caller)
@@ -130,26 +132,39 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     if per_query:
         table.attrs["rankviz"] = meta
         return table
-    names = list(values)
-    if j.systems is None:
-        result = pd.DataFrame([table[names].mean().to_numpy()], columns=names)
-    else:
-        result = table.groupby("system", sort=False)[names].mean().reindex(list(j.systems)).reset_index()
+    result = _aggregate_rows(table, measures, j.systems)
     result.attrs["rankviz"] = meta
     return result
 
 
-def _system_means(j, keep: np.ndarray, values: np.ndarray, name: str) -> pd.Series:
-    """Mean of one measure per system over the kept cells (NaN for a system with none)."""
-    means = [float(values[cells].mean()) if len(cells) else float("nan") for _, cells in system_cells(j, keep)]
-    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=name)
+def _aggregate_rows(table: pd.DataFrame, measures: list[Measure], systems) -> pd.DataFrame:
+    """One row per system: each measure aggregated as its family declares (mean, trec_eval's geometric mean, sum)."""
+    names = [m.name for m in measures]
+    if systems is None:
+        return pd.DataFrame([[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]], columns=names)
+    grouped = table.groupby("system", sort=False)[names]
+    if all(m.aggregate == "mean" for m in measures):
+        result = grouped.mean()
+    else:
+        result = grouped.agg({m.name: functools.partial(_aggregate_series, how=m.aggregate) for m in measures})
+    return result.reindex(list(systems)).reset_index()
+
+
+def _aggregate_series(values: pd.Series, how: str) -> float:
+    return aggregate(values.to_numpy(), how)
+
+
+def _system_means(j, keep: np.ndarray, values: np.ndarray, measure: Measure) -> pd.Series:
+    """One measure aggregated per system over the kept cells, as its family declares (NaN for a system with none)."""
+    means = [aggregate(values[cells], measure.aggregate) for _, cells in system_cells(j, keep)]
+    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> pd.Series:
     """One measure's mean per system (see the module docstring for the return type)."""
     (measure,) = with_rel([measure], options.rel)
     j, keep, values = _evaluated(run, [measure], qrels, options, caller)
-    return _system_means(j, keep, values[measure.name], measure.name)
+    return _system_means(j, keep, values[measure.name], measure)
 
 
 @with_eval_options

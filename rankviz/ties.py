@@ -130,7 +130,7 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     n_worst = check_int(n_worst, "n_worst", "tie_report", low=0)
     rel = 1 if options.rel is None else options.rel
     measures = with_rel(parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"]), options.rel)
-    j, arrays = judge_run(run, qrels, options, rel_min=min(m.rel for m in measures), caller="tie_report", with_arrays=True)
+    j, arrays = judge_run(run, qrels, options, rel_min=min(m.hit_min for m in measures), caller="tie_report", with_arrays=True)
     keep = kept_cells(j, options.missing, "tie_report")
     tied_rows, straddling = _row_ties(arrays, j, k)
     first_tied = _first_relevant_tied(j, rel)

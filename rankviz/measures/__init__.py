@@ -52,7 +52,7 @@ from __future__ import annotations
 from . import ap, ndcg, precision, recall, rprec, rr, success
 from ._measure import Measure
 from ._parse import parse_measure, parse_measures
-from ._registry import Family, Param, families, get_family, register_family, unregister_family
+from ._registry import Family, FrozenMap, Param, aggregate, families, get_family, register_family, unregister_family
 
 __all__ = [
     "Measure",
@@ -67,6 +67,8 @@ __all__ = [
     "parse_measures",
     "Family",
     "Param",
+    "FrozenMap",
+    "aggregate",
     "register_family",
     "unregister_family",
     "get_family",
