@@ -49,7 +49,27 @@ Rprec
 
 from __future__ import annotations
 
-from . import ap, ndcg, precision, recall, rprec, rr, success
+from . import (
+    ap,
+    bpref,
+    counts,
+    err,
+    gain,
+    geometric,
+    infap,
+    iprec,
+    judged,
+    ndcg,
+    ndcg_variants,
+    precision,
+    rbp,
+    recall,
+    rprec,
+    rr,
+    sets,
+    success,
+    utility,
+)
 from ._measure import Measure
 from ._parse import parse_measure, parse_measures
 from ._registry import Family, FrozenMap, Param, aggregate, families, get_family, register_family, unregister_family
@@ -75,9 +95,15 @@ __all__ = [
     "families",
 ]
 
+# Registration order is the order families are listed in (errors, families()); trec_eval's own
+# output order lives with its output (rankviz.trec_output).
 for _module in (rr, ndcg, ap, precision, recall, success, rprec):
     register_family(_module.FAMILY)
-del _module
+for _module in (counts, geometric, bpref, infap, iprec, rprec, precision, utility, gain, ndcg_variants, sets, rbp, judged, err):
+    for _family in getattr(_module, "FAMILIES", None) or (_module.FAMILY,):
+        if _family.name not in {f.name for f in families()}:
+            register_family(_family)
+del _module, _family
 
 RR = Measure("RR")
 nDCG = Measure("nDCG")

@@ -149,6 +149,8 @@ class Measure:
         template = family.trec_name if self.cutoff is None else family.trec_cut_name
         if template is None or not self.is_default:
             return self.name
+        if family.cutoff_type is float and float(family.format_cutoff(self.cutoff)) != self.cutoff:
+            return self.name  # trec_eval prints two decimals: iprec_at_recall_0.10
         return template.format(k=family.format_cutoff(self.cutoff))
 
     @property
@@ -159,7 +161,8 @@ class Measure:
     def check_complete(self) -> Measure:
         """Raise if this is a template that cannot be evaluated (``P`` without a cutoff)."""
         if self.needs_cutoff and self.cutoff is None:
-            raise InputError(f"{self.family} needs a cutoff: write it as {self.family}@k, for example '{self.family}@10'.")
+            example = f"{self.family}@10" if self.declaration.cutoff_type is int else self.declaration.examples[0]
+            raise InputError(f"{self.family} needs a cutoff: write it as {self.family}@k, for example {example!r}.")
         return self
 
     @property

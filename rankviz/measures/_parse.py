@@ -109,7 +109,8 @@ def _cutoff(text: str | None, family: Family, measure: str):
             ) from None
     if family.needs_cutoff and cutoff is None:
         name = family.name
-        raise InputError(f"{name} needs a cutoff: write it as {name}@k, for example {family.examples[0]!r}. Got {measure!r}.")
+        example = f"{name}@10" if family.cutoff_type is int else family.examples[0]
+        raise InputError(f"{name} needs a cutoff: write it as {name}@k, for example {example!r}. Got {measure!r}.")
     return family.check_cutoff(cutoff, repr(measure))
 
 
