@@ -31,7 +31,7 @@ LAYERS = {
     # analysis: evaluation tables, statistics and their result objects, ties
     "results": 5, "power": 5, "_inference": 5, "paired": 5, "stats": 5, "ties": 5, "evaluation": 5,
     # presentation: plots, widgets, reports, the command line
-    "plots": 6, "widgets": 6, "report": 6, "cli": 6,
+    "plots": 6, "widgets": 6, "report": 6, "cli": 6, "trec_output": 6,
     # glue: the accessor and the package's public surface
     "accessor": 7, "__init__": 7, "__main__": 7,
 }
