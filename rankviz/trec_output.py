@@ -25,7 +25,7 @@ import re
 import numpy as np
 
 from ._options import EvalOptions
-from ._pipeline import judge_run, kept_cells, read_judgements
+from ._pipeline import judge_run, kept_cells, read_judgements, with_rel
 from .evaluation import evaluate
 from .measures import Measure, parse_measures
 from .measures.relstring import relstrings
@@ -170,7 +170,7 @@ def trec_eval_lines(run, qrels, measures, *, run_id: str, per_query: bool, relst
     ``relstring`` is the number of grades of trec_eval's per-query ``relstring`` line,
     or None for none.
     """
-    measures = ordered([m for m in parse_measures(measures) if m.family != "NumQ"], options.rel)
+    measures = ordered([m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"], options.rel)
     qrels = read_judgements(qrels)
     table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
     table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")

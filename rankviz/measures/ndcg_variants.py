@@ -83,7 +83,7 @@ def r_ndcg(j, hits, m) -> np.ndarray:
     n_ret = np.minimum(j.num_ret, cap(m.cutoff, j.depth)).astype(np.float64)
     dcg_at = sum_up_to(cell, pos, terms, level_cell, np.minimum(c, n_ret[level_cell]))
     ideal_at = prefix[start[level_cell] + c.astype(np.int64)] - prefix[start[level_cell]]
-    sums = np.bincount(level_cell, weights=dcg_at / ideal_at, minlength=j.n_cells)
+    sums = np.bincount(level_cell, weights=dcg_at / ideal_at, minlength=j.n_cells).astype(np.float64)
     counts = np.bincount(level_cell, minlength=j.n_cells).astype(np.float64)
     n_pos = positive_count(j)
     longer = n_ret > n_pos + 1
