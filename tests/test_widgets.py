@@ -599,3 +599,21 @@ def test_reprs_say_what_the_widgets_show(small):
     ui = widgets.explore(run, qrels, system="B", k=3)
     assert repr(ui) == "Explorer(system='B', query='q2', k=3, worst by 'RR@k', 4 queries listed)"
     assert ui._repr_mimebundle_()["text/plain"] == repr(ui)
+
+
+def test_ranked_list_marks_and_counts_unjudged_items():
+    """Items outside the qrels and items judged with a negative grade (trec_eval: unjudged) are marked and counted."""
+    from rankviz.widgets.render import ranked_list_table
+
+    table = pd.DataFrame(
+        {
+            "rank": [1, 2, 3, 4],
+            "doc_id": ["a", "b", "c", "d"],
+            "relevance": pd.array([None, -1, 1, 0], dtype="Int64"),
+            "relevant": [False, False, True, False],
+        }
+    )
+    html = ranked_list_table(table)
+    assert html.count('class="rankviz-nonrelevant rankviz-unjudged"') == 2
+    assert "unjudged (-1)" in html and "2 of these 4 items are unjudged." in html
+    assert "unjudged" not in ranked_list_table(table.iloc[2:])
