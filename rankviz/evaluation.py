@@ -293,6 +293,9 @@ def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) ->
             **_interval_columns("zero_share", row["zero_share"], result.zero_share_interval),
             **_interval_columns("nonzero_mean", row["nonzero_mean"], result.nonzero_interval),
         }
+    judged = measures[-1]  # next to the zero share: was the top k even judged?
+    row = {**{k: v for k, v in row.items() if not k.startswith("nonzero_mean")}, judged.name: np.nan,
+           **{k: v for k, v in row.items() if k.startswith("nonzero_mean")}}
     for m in measures[1:]:
         row[m.name] = values[m.name][cells].mean() if len(cells) else np.nan
     found = first[cells][~np.isnan(first[cells])]
@@ -317,8 +320,10 @@ def summary(
     Columns (with ``rel=2`` the measure names carry it: ``RR(rel=2)@10``):
 
     - ``RR@k`` (its mean is the MRR), ``zero_share`` (the share of queries with
-      ``RR@k = 0``) and ``nonzero_mean`` (MRR over the queries with ``RR@k > 0``),
-      so that ``MRR = (1 - zero_share) x nonzero_mean``;
+      ``RR@k = 0``), ``Judged@k`` (the mean share of the top ``k`` that has a
+      judgement: a zero over unjudged items may be an unjudged good answer) and
+      ``nonzero_mean`` (MRR over the queries with ``RR@k > 0``), so that
+      ``MRR = (1 - zero_share) x nonzero_mean``;
     - ``Success@k``, ``R@k``, ``nDCG@k``;
     - ``mean_first_relevant_rank``, ``median_first_relevant_rank`` (over the
       queries where one was retrieved, at any depth);
@@ -344,7 +349,9 @@ def summary(
     run      0.55         0.2        0.6875
     """
     k = check_cutoff(k, "summary", allow_none=False)
-    measures = with_rel([Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)], options.rel)
+    measures = with_rel(
+        [Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)], options.rel
+    ) + [Measure("Judged", cutoff=k)]
     # The table's "judgements" column says whether they were closed-world; no warning on top of it.
     j, keep, values = _evaluated(run, measures, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
@@ -360,7 +367,7 @@ def summary(
     table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
     table.attrs["rankviz"] = metadata(j, measures, options)
     if options.ties == "trec_eval":
-        _warn_if_ties_matter(j, measures, keep)
+        _warn_if_ties_matter(j, measures[:-1], keep)
     return table
 
 

@@ -6,7 +6,8 @@
 - Every rank-dependent new measure under the three tie modes against brute force over
   all orderings of every tie group: ``expected`` is the mean, ``optimistic`` and
   ``pessimistic`` the orders that put relevant items first or last, which bound
-  every measure that rewards relevant items early; measures without a closed-form
+  every measure that only rewards relevant items early (not infAP, where the order
+  of unjudged and unpooled items matters too); measures without a closed-form
   expectation refuse ``ties='expected'`` with an error naming the fix.
 - TREC-COVID round 1: the leaderboard's bpref column for the 10 runs.
 - Judged-only evaluation (trec_eval -J) equals evaluating the run with its unjudged
@@ -165,7 +166,9 @@ def test_tie_modes_match_brute_force_over_all_orderings(data, depth):
         # optimistic and pessimistic are orderings: each is one of the values over all orderings
         for mode in ("optimistic", "pessimistic"):
             assert np.isclose(values, modes[mode][name], atol=1e-12).any(), (measure, mode, depth)
-        if measure in ("RBP(p=0.8)", "GMAP", "RelP@3", "Judged@3", "NumRelRet@3", "Bpref", "infAP", "binG", "ERR@3"):
+        # Bounds where the measure only rewards relevant items early. Not infAP: where its unjudged and
+        # unpooled items fall among the non-relevant ones matters too, so pessimistic is not always its minimum.
+        if measure in ("RBP(p=0.8)", "GMAP", "RelP@3", "Judged@3", "NumRelRet@3", "Bpref", "binG", "ERR@3"):
             assert math.isclose(modes["optimistic"][name], values.max(), abs_tol=1e-12), (measure, depth)
             assert math.isclose(modes["pessimistic"][name], values.min(), abs_tol=1e-12), (measure, depth)
 
@@ -233,3 +236,14 @@ def test_judged_only_is_evaluating_the_judged_rows(data, depth):
         for m in measures:
             name = rankviz.parse_measure(m).name
             assert math.isclose(condensed.loc[qid, name], plain.loc[qid, name], abs_tol=1e-12), (qid, m)
+
+
+def test_summary_shows_the_judged_share_next_to_the_zero_share():
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    run = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "x", "y", "c"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    table = rankviz.summary(run, k=2, qrels=qrels, confidence_level=None)
+    columns = list(table.columns)
+    assert columns.index("Judged@2") == columns.index("zero_share") + 1
+    assert table["Judged@2"].item() == pytest.approx((2 / 2 + 1 / 2) / 2)
+    with_ci = rankviz.summary(run, k=2, qrels=qrels, n_resamples=100, rng=0)
+    assert list(with_ci.columns).index("Judged@2") == list(with_ci.columns).index("zero_share_ci_high") + 1
