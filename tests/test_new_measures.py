@@ -245,5 +245,6 @@ def test_summary_shows_the_judged_share_next_to_the_zero_share():
     columns = list(table.columns)
     assert columns.index("Judged@2") == columns.index("zero_share") + 1
     assert table["Judged@2"].item() == pytest.approx((2 / 2 + 1 / 2) / 2)
-    with_ci = rankviz.summary(run, k=2, qrels=qrels, n_resamples=100, rng=0)
+    with pytest.warns(rankviz.DegenerateDataWarning):  # two queries
+        with_ci = rankviz.summary(run, k=2, qrels=qrels, n_resamples=100, rng=0)
     assert list(with_ci.columns).index("Judged@2") == list(with_ci.columns).index("zero_share_ci_high") + 1
