@@ -1,7 +1,7 @@
 """Measures as small immutable values, declared once in a registry.
 
-A measure is a family (``RR``, ``nDCG``, ``AP``, ``P``, ``R``, ``Success``, ``Rprec``)
-plus parameters (a cutoff ``k``, a relevance threshold ``rel``, a ``gain``). Its repr
+A measure is a family (``RR``, ``nDCG``, ``AP``, ``P``, ``R``, ``Success``, ``Rprec``,
+and the rest of trec_eval's measures, listed below) plus parameters (a cutoff ``k``, a relevance threshold ``rel``, a ``gain``). Its repr
 is the canonical name in ir_measures' spelling, so names round-trip and serve as
 dict keys and column labels::
 
@@ -45,6 +45,15 @@ Success
     1 if any relevant item is in the top ``k`` (trec_eval ``success``).
 Rprec
     Relevant items in the top ``R``, divided by ``R`` (trec_eval ``Rprec``).
+
+The rest of trec_eval's ``all_trec`` set, one module each (or per group): ``counts``
+(NumQ, NumRet, NumRel, NumRelRet, NumNonrelJudgedRet), ``geometric`` (GMAP, GMBpref),
+``bpref``, ``infap``, ``iprec`` (IPrec@x, IPrecAvg = 11pt_avg), ``rprec`` (RprecMult),
+``precision`` (RelP), ``utility``, ``gain`` (binG, G), ``ndcg_variants`` (nDCGRel,
+RnDCG), ``sets`` (SetP, SetRelP, SetR, SetAP, SetF), ``rbp`` (RBP, RBPResid),
+``judged`` (Unj, and ir_measures' Judged); beyond trec_eval, ``err`` (ERR@k) and
+nDCG's ``gains={grade: gain}``. :func:`aggregate` is how a family's per-query values
+become one number (its ``aggregate``: mean, trec_eval's geometric mean, or sum).
 """
 
 from __future__ import annotations
