@@ -528,6 +528,9 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
         relevance = [grades.get(d) for d in docs]
     else:
         relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
+    if options.judged_only:  # trec_eval -J: the unjudged items leave the list, the others close ranks
+        kept = [i for i, grade in enumerate(relevance) if grade is not None and grade >= 0]
+        docs, key, relevance = docs[kept], key[kept], [relevance[i] for i in kept]
     table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(docs.tolist(), dtype="str")})
     if arrays.ordered_by == "score":
         table["score"] = key

@@ -134,10 +134,17 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     keep = kept_cells(j, options.missing, "tie_report")
     tied_rows, straddling = _row_ties(arrays, j, k)
     first_tied = _first_relevant_tied(j, rel)
-    values = {mode: {m.name: kernels.compute(j, m, mode) for m in measures} for mode in kernels.TIES}
+    values = {mode: {m.name: _values(j, m, mode) for m in measures} for mode in kernels.TIES}
 
     summary = _tie_summary(j, keep, k, measures, values, tied_rows, straddling, first_tied)
     return TieReport(summary, _worst_queries(j, keep, measures, values, tied_rows, n_worst))
+
+
+def _values(j: Judged, measure, mode: str) -> np.ndarray:
+    """The measure under one tie mode; NaN for ``'expected'`` where its family has no closed form (bpref, ERR, ...)."""
+    if mode == "expected" and measure.declaration.expected is None:
+        return np.full(j.n_cells, np.nan)
+    return kernels.compute(j, measure, mode)
 
 
 def _tie_summary(j: Judged, keep, k, measures, values, tied_rows, straddling, first_tied) -> pd.DataFrame:

@@ -248,3 +248,20 @@ def test_summary_shows_the_judged_share_next_to_the_zero_share():
     with pytest.warns(rankviz.DegenerateDataWarning):  # two queries
         with_ci = rankviz.summary(run, k=2, qrels=qrels, n_resamples=100, rng=0)
     assert list(with_ci.columns).index("Judged@2") == list(with_ci.columns).index("zero_share_ci_high") + 1
+
+
+def test_tie_report_leaves_expected_empty_where_there_is_no_closed_form():
+    run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "c"], "relevance": [1, 0]})
+    report = rankviz.tie_report(run, qrels, measures=["Bpref", "RR"])
+    row = report.summary.iloc[0]
+    assert math.isnan(row["Bpref_expected"]) and row["RR_expected"] == pytest.approx(0.75)
+    assert row["Bpref_optimistic"] == 1.0 and row["Bpref_pessimistic"] == 1.0
+
+
+def test_ranked_list_judged_only_drops_unjudged_items():
+    run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "x", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [1, -1, 0]})
+    table = rankviz.ranked_list(run, "q", qrels, judged_only=True)
+    assert table["doc_id"].tolist() == ["a", "c"] and table["rank"].tolist() == [1, 2]
+    assert len(rankviz.ranked_list(run, "q", qrels)) == 4

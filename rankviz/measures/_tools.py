@@ -53,6 +53,7 @@ __all__ = [
     "harmonic",
     "log_comb",
     "cumsum_in_cell",
+    "count_above",
     "suffix_max_in_cell",
     "sum_up_to",
     "judged_count",
@@ -190,15 +191,30 @@ def tie_groups(j: Judged, rel: int) -> TieGroups:
     )
 
 
-def expected_count_in_top(g: TieGroups, limit, n_cells: int) -> np.ndarray:
+def expected_count_in_top(g: TieGroups, limit, n_cells: int, hits: np.ndarray | None = None) -> np.ndarray:
     """Expected relevant items ranked at or above ``limit`` per cell, over all orderings of every tie group.
 
     A group with ``n`` members, ``s`` items above it and ``r`` relevant members puts
     ``t = clip(limit - s, 0, n)`` of its positions inside the limit, each holding a
     relevant member with probability ``r / n``. ``limit`` is a number or one value per group.
+    ``hits`` (a mask over the groups' hits, in ``g.gid`` order) counts other members instead
+    of the relevant ones (the judged ones, say).
     """
     t = np.clip(limit - g.above, 0, g.size)
-    return np.bincount(g.cell, weights=g.relevant * t / g.size, minlength=n_cells)
+    members = g.relevant if hits is None else np.bincount(g.gid, weights=hits.astype(np.float64), minlength=len(g.cell))
+    return np.bincount(g.cell, weights=members * t / g.size, minlength=n_cells)
+
+
+def count_above(cells: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per element: the elements of its cell before it (``cells`` sorted) that pass ``mask``.
+
+    Examples
+    --------
+    >>> count_above(np.array([0, 0, 0, 1]), np.array([True, False, True, True]))
+    array([0., 1., 1., 0.])
+    """
+    flags = mask.astype(np.float64)
+    return cumsum_in_cell(cells, flags) - flags
 
 
 def harmonic(x: np.ndarray) -> np.ndarray:

@@ -26,20 +26,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import REL, Family
-from ._tools import cap, cumsum_in_cell, divide, judged_count
-
-
-def count_above(hits, mask: np.ndarray) -> np.ndarray:
-    """Per hit: the hits of its cell ranked strictly above it that pass ``mask``."""
-    flags = mask.astype(np.float64)
-    return cumsum_in_cell(hits.cell, flags) - flags
+from ._tools import cap, count_above, divide, judged_count
 
 
 def kernel(j, hits, m) -> np.ndarray:
     """Sum over the relevant hits of ``1 - min(n_r, R) / min(N, R)``, over R, per cell."""
     limit = cap(m.cutoff, j.depth)
     judged_nonrel = (hits.grade >= 0) & (hits.grade < m.rel)
-    above = count_above(hits, judged_nonrel)
+    above = count_above(hits.cell, judged_nonrel)
     relevant = (hits.grade >= m.rel) & (hits.pos <= limit)
     cell, above = hits.cell[relevant], above[relevant]
     r = j.relevant_count(m.rel).astype(np.float64)

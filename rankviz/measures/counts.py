@@ -58,9 +58,7 @@ def _num_nonrel(j, hits, m) -> np.ndarray:
 
 
 def _num_nonrel_expected(j, g, m) -> np.ndarray:
-    t = np.clip(cap(m.cutoff, j.depth) - g.above, 0, g.size)
-    nonrel = np.bincount(g.gid, weights=((g.grade >= 0) & (g.grade < m.rel)).astype(np.float64), minlength=len(g.cell))
-    return np.bincount(g.cell, weights=nonrel * t / g.size, minlength=j.n_cells)
+    return expected_count_in_top(g, cap(m.cutoff, j.depth), j.n_cells, (g.grade >= 0) & (g.grade < m.rel))
 
 
 def _unchanged(kernel):

@@ -34,13 +34,8 @@ def ideal_prefix(j, values: np.ndarray):
 
 
 def positive_count(j) -> np.ndarray:
-    """Judged items with a positive grade, per cell."""
-    per_group = np.add.reduceat((j.group_grades > 0).astype(np.int64), j.group_offsets[:-1]) if len(j.group_grades) else None
-    counts = np.zeros(len(j.group_offsets) - 1, dtype=np.int64)
-    if per_group is not None:
-        nonempty = np.diff(j.group_offsets) > 0
-        counts[nonempty] = per_group[nonempty]
-    return counts[j.cell_group]
+    """Judged items with a positive grade, per cell (grades are integers: grade >= 1)."""
+    return j.relevant_count(1)
 
 
 def bin_g(j, hits, m) -> np.ndarray:

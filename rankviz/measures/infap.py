@@ -28,23 +28,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import REL, Family
-from ._tools import cap, cumsum_in_cell, divide
+from ._tools import cap, count_above, divide
 
 #: trec_eval's INFAP_EPSILON
 EPSILON = 1e-5
 
 
-def _above(cells, flags) -> np.ndarray:
-    flags = flags.astype(np.float64)
-    return cumsum_in_cell(cells, flags) - flags
-
-
 def kernel(j, hits, m) -> np.ndarray:
     """Sum of the inferred precision at each relevant hit within the cutoff, over R, per cell."""
     relevant = hits.grade >= m.rel
-    r = _above(hits.cell, relevant)
-    n = _above(hits.cell, (hits.grade >= 0) & ~relevant)
-    u = _above(hits.cell, np.isneginf(hits.grade))
+    r = count_above(hits.cell, relevant)
+    n = count_above(hits.cell, (hits.grade >= 0) & ~relevant)
+    u = count_above(hits.cell, np.isneginf(hits.grade))
     use = relevant & (hits.pos <= cap(m.cutoff, j.depth))
     k, r, n, u = hits.pos[use] - 1.0, r[use], n[use], u[use]
     safe = np.maximum(k, 1.0)

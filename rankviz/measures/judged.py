@@ -27,19 +27,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import Family
-from ._tools import cap, count_per_cell, divide
+from ._tools import cap, count_per_cell, divide, expected_count_in_top
 
 
 def _in_top(j, m) -> np.ndarray:
     """min(k, n): the items retrieved in the top k, per cell."""
     return np.minimum(j.num_ret, cap(m.cutoff, j.depth)).astype(np.float64)
-
-
-def _expected_in_top(j, g, m, judged) -> np.ndarray:
-    """Expected members of tie groups passing ``judged`` (a mask over the groups' hits) within the cutoff."""
-    t = np.clip(cap(m.cutoff, j.depth) - g.above, 0, g.size)
-    members = np.bincount(g.gid, weights=judged.astype(np.float64), minlength=len(g.cell))
-    return np.bincount(g.cell, weights=members * t / g.size, minlength=j.n_cells)
 
 
 def judged_kernel(j, hits, m) -> np.ndarray:
@@ -48,7 +41,8 @@ def judged_kernel(j, hits, m) -> np.ndarray:
 
 
 def judged_expected(j, g, m) -> np.ndarray:
-    return divide(_expected_in_top(j, g, m, np.ones(len(g.gid), dtype=bool)), _in_top(j, m))
+    found = expected_count_in_top(g, cap(m.cutoff, j.depth), j.n_cells, np.ones(len(g.gid), dtype=bool))
+    return divide(found, _in_top(j, m))
 
 
 def unj_kernel(j, hits, m) -> np.ndarray:
@@ -57,7 +51,7 @@ def unj_kernel(j, hits, m) -> np.ndarray:
 
 
 def unj_expected(j, g, m) -> np.ndarray:
-    return (_in_top(j, m) - _expected_in_top(j, g, m, g.grade >= 0)) / m.cutoff
+    return (_in_top(j, m) - expected_count_in_top(g, cap(m.cutoff, j.depth), j.n_cells, g.grade >= 0)) / m.cutoff
 
 
 JUDGED = Family(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._errors import InputError
 from ._registry import Family, Param
 from ._tools import cap
 
@@ -35,8 +36,6 @@ PERSISTENCE = Param(float, 0.9, "persistence p: the chance the user looks at the
 def _check_p(m) -> float:
     p = dict(m.params)["p"]
     if not 0 < p < 1:
-        from .._errors import InputError
-
         raise InputError(f"{m.name}: the persistence p must be in the open interval (0, 1), as in 'RBP(p=0.8)'. Got {p!r}.")
     return p
 
