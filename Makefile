@@ -1,11 +1,12 @@
 # Two entry points, each creating .venv and installing what it needs:
 #   make notebooks   run every notebook on the built-in example, render HTML under build/
 #   make test        run the test suite (what .ci/run calls)
+# and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks test test-fast bench bench-coverage clean
+.PHONY: notebooks test test-fast test-pandas22 bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,21 @@ test: $(VENV)/.installed-test
 # The quick loop while developing: everything but the slow tests (notebooks, browser, pandas' suite).
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -m "not slow"
+
+# pandas 2.2 is the oldest pandas rankviz supports (pyproject: pandas>=2.2); pandas 3 is what .venv gets.
+VENV22 := .venv-pandas22
+PANDAS22_TESTS := tests/test_io.py tests/test_conformance_trec_eval.py tests/test_stats.py tests/test_shapes.py \
+	tests/test_errors.py tests/test_api.py tests/test_invariants.py tests/test_pytrec_eval_agreement.py tests/test_bad_files.py
+
+$(VENV22)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV22)
+	$(VENV22)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV22)/bin/python -m pip install --quiet -e ".[test]" "pandas==2.2.*"
+	@touch $@
+
+test-pandas22: $(VENV22)/.installed
+	$(VENV22)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2.'), pandas.__version__"
+	$(VENV22)/bin/python -m pytest -m "not slow" $(PANDAS22_TESTS)
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py

@@ -29,6 +29,7 @@ from ._errors import (
     TrecFormatError,
     UnknownMeasureError,
     UnknownOptionError,
+    UnmatchedIdsWarning,
 )
 from . import stats
 from .evaluation import (
@@ -82,6 +83,7 @@ __all__ = [
     "TrecFormatError",
     "UnknownMeasureError",
     "UnknownOptionError",
+    "UnmatchedIdsWarning",
     "bootstrap",
     "compare",
     "evaluate",

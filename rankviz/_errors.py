@@ -22,6 +22,7 @@ __all__ = [
     "UnknownOptionError",
     "RankvizWarning",
     "IdTypeWarning",
+    "UnmatchedIdsWarning",
     "ClosedWorldWarning",
     "DegenerateDataWarning",
     "TiesWarning",
@@ -62,6 +63,10 @@ class RankvizWarning(UserWarning):
 
 class IdTypeWarning(RankvizWarning):
     """Run and qrels ids had different dtypes and were compared as strings."""
+
+
+class UnmatchedIdsWarning(RankvizWarning):
+    """No retrieved document is judged at all: the run's and the qrels' doc ids probably differ in form."""
 
 
 class ClosedWorldWarning(RankvizWarning):

@@ -25,7 +25,17 @@ import pyarrow.compute as pc
 from ._columns import ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 
-__all__ = ["resolve_long_run", "resolve_qrels", "run_arrays", "RunArrays", "QrelsArrays", "LongColumns", "encode"]
+__all__ = [
+    "resolve_long_run",
+    "resolve_qrels",
+    "run_arrays",
+    "RunArrays",
+    "QrelsArrays",
+    "LongColumns",
+    "encode",
+    "MISSING_DOC",
+    "MAX_EXACT",
+]
 
 @dataclasses.dataclass(frozen=True)
 class LongColumns:
@@ -39,6 +49,12 @@ class LongColumns:
     relevance: str | None
     system: str | None
 
+#: prefix of the id given to a missing entry of a retrieved list (no real id starts with NUL)
+MISSING_DOC = "\x01missing:"
+
+#: grades and ranks beyond this are refused: float64 (and trec_eval's arithmetic) stops being exact
+MAX_EXACT = 2**53
+
 
 def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Expose named index levels that match a known alias as columns (no data copy under copy-on-write)."""
@@ -49,7 +65,10 @@ def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _check_frame(frame, what: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"The {what} must be a pandas DataFrame. Got {type(frame).__name__} instead.")
+        module = type(frame).__module__.split(".")[0]
+        kind = type(frame).__name__ if module == "builtins" else f"{module}.{type(frame).__name__}"
+        hint = " Convert it first with .to_pandas()." if hasattr(frame, "to_pandas") else ""
+        raise InputError(f"The {what} must be a pandas DataFrame. Got {kind} instead.{hint}")
     if len(frame) == 0:
         raise InputError(f"The {what} is empty (0 rows): there is nothing to evaluate.")
     return _with_index_columns(frame)
@@ -149,6 +168,14 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
     if missing.any() and not allow_missing:
         where = series.index[missing][0]
         raise InputError(f"The relevance column {series.name!r} of the {what} has a missing grade (row {row_label(where)}).")
+    huge = ~missing & np.isfinite(values) & (np.abs(values) > MAX_EXACT)
+    if huge.any():
+        i = int(np.flatnonzero(huge)[0])
+        raise InputError(
+            f"The relevance column {series.name!r} of the {what} has the grade {row_label(series.iloc[i])} (row "
+            f"{row_label(series.index[i])}), beyond +-2**53 where grades stop being exact (one above 2**63 would "
+            "even wrap to a negative number). Map the grades to a small range first."
+        )
     bad = ~missing & ((values != np.round(values)) | ~np.isfinite(values))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -179,6 +206,12 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
         raise InputError(
             f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
             f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
+        )
+    if use == "rank" and (np.abs(values) > MAX_EXACT).any():
+        i = int(np.flatnonzero(np.abs(values) > MAX_EXACT)[0])
+        raise InputError(
+            f"The rank column {name!r} has the rank {row_label(series.iloc[i])} (row {row_label(series.index[i])}), beyond "
+            "2**53 where ranks stop being exact and could tie or swap. Renumber the ranks (1 is best)."
         )
     if use == "score":
         return values.astype(np.float32).astype(np.float64) if score_dtype == "float32" else values
@@ -214,6 +247,7 @@ class QrelsArrays:
     doc_ids: np.ndarray
     grades: np.ndarray  # int64
     kind: str = "str"
+    doc_kind: str = "str"
     query_order: np.ndarray | None = None  # every judged query, in order (defaults to first appearance)
 
     def queries(self) -> np.ndarray:
@@ -250,7 +284,7 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
             f"({int(pairs.duplicated().sum())} extra rows). trec_eval refuses such qrels too; "
             "keep one judgement per pair, e.g. qrels.drop_duplicates(['query_id', 'doc_id'])."
         )
-    return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]))
+    return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]), doc_kind=id_kind(frame[d]))
 
 
 def _first_valid(series: pd.Series):
@@ -278,6 +312,22 @@ def run_arrays(data, qrels: pd.DataFrame | None = None, *, caller: str, columns:
     return _long_shape(frame, qrels, caller=caller, columns=columns, order=order, score_dtype=score_dtype)
 
 
+def _warn_id_kinds(run_query: str, qrels_query: str, run_doc: str, qrels_doc: str) -> None:
+    """One warning when the run's and the qrels' ids were of different types (compared as strings)."""
+    differ = [
+        f"{role} ids are {a}s in the run and {b}s in the qrels"
+        for role, a, b in (("query", run_query, qrels_query), ("doc", run_doc, qrels_doc))
+        if a != b
+    ]
+    if differ:
+        warn(
+            f"The {' and the '.join(differ)}; rankviz compares ids as strings, so 1 and '1' match but '00123' and "
+            "123 do not. If the ids were read as numbers (pd.read_csv turns '00123' into 123), read them as text: "
+            "pd.read_csv(..., dtype=str), or rankviz.read_run / read_qrels.",
+            IdTypeWarning,
+        )
+
+
 def _long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtype="float64"):
     cols = resolve_long_run(frame, columns)
     key = key_array(cols.frame, cols, order=order, score_dtype=score_dtype, caller=caller)
@@ -300,12 +350,8 @@ def _long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dty
             f"{columns_text(cols.frame)}."
         )
     kind = id_kind(cols.frame[cols.query])
-    if judged is not None and judged.kind != kind:
-        warn(
-            f"The run's query ids are {kind}s and the qrels' are {judged.kind}s; rankviz compares ids as strings "
-            "(so 1 and '1' match, but '01' and 1 do not).",
-            IdTypeWarning,
-        )
+    if judged is not None:
+        _warn_id_kinds(kind, judged.kind, id_kind(cols.frame[cols.doc]), judged.doc_kind)
     ordered_by = order or ("score" if cols.score is not None else "rank")
     run = RunArrays(systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index, ordered_by=ordered_by)
     return run, judged
@@ -325,6 +371,66 @@ def _query_labels(frame: pd.DataFrame, columns: Columns) -> pd.Series:
     return pd.Series(frame.index, index=frame.index, name=frame.index.name or "query")
 
 
+def _list_id(item, column: str, row, role: str):
+    """One id inside a list: a string, an integer as its decimal text, None when missing; floats are refused."""
+    if is_missing(item):
+        return None
+    if isinstance(item, str):
+        return item
+    if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+        kind = "float" if isinstance(item, (float, np.floating)) else type(item).__name__
+        raise InputError(
+            f"The {column!r} column of row {row_label(row)} holds a {kind} {role} id ({item!r}); ids must be strings or "
+            "integers, as in the long shape (1.0 would never match '1'). Convert them first, e.g. [str(int(x)) for x in ids]."
+        )
+    return str(int(item))
+
+
+def _retrieved_ids(frame: pd.DataFrame, column: str) -> tuple[list, np.ndarray]:
+    """Every retrieved id in rank order (None where missing) and the list length of each row."""
+    flat, lengths = [], np.zeros(len(frame), dtype=np.int64)
+    for i, value in enumerate(frame[column]):
+        if is_missing(value):
+            continue
+        if not is_listlike(value):
+            raise InputError(
+                f"The {column!r} column must hold lists of retrieved ids; row {row_label(frame.index[i])} holds "
+                f"{type(value).__name__} {value!r}."
+            )
+        if isinstance(value, (set, frozenset)):
+            raise InputError(f"The {column!r} column of row {row_label(frame.index[i])} is a set, which has no order; use a list in rank order.")
+        flat.extend(_list_id(item, column, frame.index[i], "doc") for item in value)
+        lengths[i] = len(value)
+    return flat, lengths
+
+
+def _grade(value, doc: str, column: str, row) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)) or is_missing(value):
+        raise InputError(f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer. Got {value!r}.")
+    if value != int(value) or abs(value) > MAX_EXACT:
+        raise InputError(
+            f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer within "
+            f"+-2**53. Got {value!r}."
+        )
+    return int(value)
+
+
+def _relevant_grades(value, column: str, row) -> dict[str, int]:
+    """{doc id: grade} of one row's relevant ids (a list/set of ids, or an {id: grade} dict); missing ids name nothing."""
+    if is_missing(value):
+        return {}
+    if isinstance(value, Mapping):
+        pairs = [(_list_id(k, column, row, "relevant"), v) for k, v in value.items()]
+        return {d: _grade(g, d, column, row) for d, g in pairs if d is not None}
+    if is_listlike(value):
+        ids = (_list_id(k, column, row, "relevant") for k in value)
+        return {d: 1 for d in ids if d is not None}
+    raise InputError(
+        f"The {column!r} column must hold lists/sets of relevant ids or {{id: grade}} dicts; row "
+        f"{row_label(row)} holds {type(value).__name__} {value!r}."
+    )
+
+
 def _lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     if qrels is not None:
         raise InputError(
@@ -341,39 +447,18 @@ def _lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
         bad = keys[keys.duplicated()].iloc[0]
         raise DuplicateError(f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is expected.")
 
-    lists = frame[retrieved]
-    lengths = np.zeros(len(frame), dtype=np.int64)
-    for i, value in enumerate(lists):
-        if value is None or (isinstance(value, float) and np.isnan(value)):
-            continue
-        if not is_listlike(value):
-            raise InputError(
-                f"The {retrieved!r} column must hold lists of retrieved ids; row {row_label(frame.index[i])} holds "
-                f"{type(value).__name__} {value!r}."
-            )
-        if isinstance(value, (set, frozenset)):
-            raise InputError(f"The {retrieved!r} column of row {row_label(frame.index[i])} is a set, which has no order; use a list in rank order.")
-        lengths[i] = len(value)
-    exploded = lists.explode().dropna() if lengths.sum() else pd.Series([], dtype=object)
+    flat, lengths = _retrieved_ids(frame, retrieved)
     row_of = np.repeat(np.arange(len(frame)), lengths)
-    docs = id_array(pd.Series(exploded.to_numpy(dtype=object), name=retrieved).astype("str"), role="doc", what="run") if len(exploded) else pa.array([], pa.string())
     positions = np.arange(len(row_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    # A missing entry keeps its rank as an empty slot: a unique id no judgement can name (shown as missing).
+    flat = [MISSING_DOC + f"{r}:{p}" if d is None else d for d, r, p in zip(flat, row_of.tolist(), positions.tolist())]
+    docs = pa.array(flat, pa.string())
 
     # Judgements from the relevant column: one set per query, the same across systems.
     j_q, j_d, j_g = [], [], []
     seen: dict[str, dict] = {}
     for i, value in enumerate(frame[relevant]):
-        if value is None or (isinstance(value, float) and np.isnan(value)):
-            grades = {}
-        elif isinstance(value, Mapping):
-            grades = {str(k): v for k, v in value.items()}
-        elif is_listlike(value):
-            grades = {str(k): 1 for k in value}
-        else:
-            raise InputError(
-                f"The {relevant!r} column must hold lists/sets of relevant ids or {{id: grade}} dicts; row "
-                f"{row_label(frame.index[i])} holds {type(value).__name__} {value!r}."
-            )
+        grades = _relevant_grades(value, relevant, frame.index[i])
         q = qids[i]
         if q in seen:
             if seen[q] != grades:
@@ -381,11 +466,9 @@ def _lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
             continue
         seen[q] = grades
         for d, g in grades.items():
-            if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)) or g != int(g):
-                raise InputError(f"The grade of doc {d!r} for query {q!r} must be an integer. Got {g!r}.")
             j_q.append(q)
             j_d.append(d)
-            j_g.append(int(g))
+            j_g.append(g)
     judged = QrelsArrays(
         np.asarray(j_q, dtype=object),
         np.asarray(j_d, dtype=object),
@@ -404,6 +487,36 @@ def _lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     return run, judged
 
 
+def _vector_grade(item, column: str, row) -> float:
+    """One entry of a relevance vector: a bool or an integer grade; NaN (unjudged) where missing."""
+    if is_missing(item):
+        return np.nan
+    if isinstance(item, (bool, np.bool_)):
+        return float(item)
+    if isinstance(item, (int, np.integer, float, np.floating)) and item == int(item) and abs(item) <= MAX_EXACT:
+        return float(item)
+    raise InputError(
+        f"The {column!r} column of row {row_label(row)} holds {item!r} in its relevance vector; entries must be "
+        "booleans or integer grades (within +-2**53), or missing for an unjudged item."
+    )
+
+
+def _vector_grades(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every grade in rank order (NaN = a missing entry: an unjudged item at that rank) and each row's length."""
+    flat, lengths = [], np.zeros(len(frame), dtype=np.int64)
+    for i, value in enumerate(frame[column]):
+        if is_missing(value):
+            continue
+        if not is_listlike(value) or isinstance(value, (set, frozenset)):
+            raise InputError(
+                f"The {column!r} column must hold a list of booleans or grades in rank order; row "
+                f"{row_label(frame.index[i])} holds {type(value).__name__} {value!r}."
+            )
+        flat.extend(_vector_grade(item, column, frame.index[i]) for item in value)
+        lengths[i] = len(value)
+    return np.asarray(flat, dtype=np.float64), lengths
+
+
 def _vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
     if qrels is not None:
         raise InputError(
@@ -414,23 +527,7 @@ def _vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
     sys_name = _system_column(frame, columns)
     qids = np.asarray(id_array(qlabels, role="query", what="run").to_pylist(), dtype=object)
     systems = frame[sys_name].astype("str").to_numpy(dtype=object) if sys_name else None
-    lengths = np.zeros(len(frame), dtype=np.int64)
-    flat = []
-    for i, value in enumerate(frame[rel_name]):
-        if value is None or (isinstance(value, float) and np.isnan(value)):
-            continue
-        if not is_listlike(value) or isinstance(value, (set, frozenset)):
-            raise InputError(
-                f"The {rel_name!r} column must hold a list of booleans or grades in rank order; row "
-                f"{row_label(frame.index[i])} holds {type(value).__name__} {value!r}."
-            )
-        lengths[i] = len(value)
-        flat.extend(value)
-    grade = (
-        grade_array(pd.Series(pd.array(flat), name=rel_name), what="run", allow_missing=True)
-        if flat
-        else np.zeros(0, dtype=np.float64)
-    )
+    grade, lengths = _vector_grades(frame, rel_name)
     row_of = np.repeat(np.arange(len(frame)), lengths)
     positions = np.arange(len(row_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     docs = pa.array([str(p + 1) for p in positions.tolist()], pa.string())

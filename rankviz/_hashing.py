@@ -95,18 +95,21 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
 
     h = np.take(view, starts)
     h &= np.take(_LOW_BYTES, np.minimum(length, 8))
+    h *= _WINDOW[0]
     if windows > 1:
-        # Windows i = 1 .. w-1 start at floor(i * (length - 8) / (w - 1)); they are 0 for strings under 8 bytes.
+        # A string's windows depend on its own length only (never on the longest string of the array, or the
+        # same id would hash differently in a run and in its qrels): w = _window_count(length) windows,
+        # window i = 1 .. w-1 starting at floor(i * (length - 8) / (w - 1)).
+        own = np.select([length <= 8, length <= 16, length <= 24], [1, 2, 3], 5)
         span = np.maximum(length - 8, 0)
-        long_mask = (length >= 8).astype(np.uint64)
-        long_mask *= np.uint64((1 << 64) - 1)
-        h *= _WINDOW[0]
         for i in range(1, windows):
+            used = own > i
             pos = span * i
-            pos //= windows - 1
+            pos //= np.maximum(own - 1, 1)
+            pos *= used  # windows a string does not have read its first bytes, then masked out
             pos += starts
             w = np.take(view, pos)
-            w &= long_mask
+            w &= used.astype(np.uint64) * np.uint64((1 << 64) - 1)
             w *= _WINDOW[i]
             h ^= w
     length_term = length.view(np.uint64)

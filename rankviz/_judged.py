@@ -42,7 +42,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import DuplicateError, InputError
+from ._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
 from ._hashing import contiguous_units, repeated_candidates, string_hashes
 from ._ranks import rank_hits, take_docs
@@ -105,12 +105,10 @@ class Judged:
         """R per cell: judged items with grade >= ``rel`` (never counting negative grades)."""
         grades = self.group_grades
         flags = (grades >= rel) & (grades >= 0)
-        per_group = np.add.reduceat(flags.astype(np.int64), self.group_offsets[:-1]) if len(grades) else None
         sizes = np.diff(self.group_offsets)
-        counts = np.zeros(len(sizes), dtype=np.int64)
-        if per_group is not None:
-            nonempty = sizes > 0
-            counts[nonempty] = per_group[nonempty]
+        # bincount, not reduceat: a query judged with no grades at the end (an empty last group) is legal
+        group_of = np.repeat(np.arange(len(sizes)), sizes)
+        counts = np.bincount(group_of, weights=flags, minlength=len(sizes)).astype(np.int64)
         return counts[self.cell_group]
 
     def ideal_dcg(self, k: int | None, gain: str) -> np.ndarray:
@@ -282,6 +280,18 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
     return num_ret
 
 
+def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
+    """Every measure would be 0: say so, with ids from both sides (a prefix, a suffix or spaces often differ)."""
+    run_docs = ", ".join(repr(d) for d in run.docs.slice(0, 3).to_pylist())
+    judged = ", ".join(repr(d) for d in qj.doc_ids[:3].tolist())
+    warn(
+        f"No retrieved document of any evaluated query is judged in the qrels, so every measure is 0. Run doc ids "
+        f"look like {run_docs}; judged ones like {judged}. If they name the same documents differently (a prefix, "
+        "case, spaces, leading zeros), make them match before evaluating.",
+        UnmatchedIdsWarning,
+    )
+
+
 def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
     closed = qj is None
     qs = _queries(run, qj)
@@ -289,6 +299,10 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
     unjudged = _unjudged(run, qs)
     cell, row_q, key, grade, src = _evaluated_rows(run, qs)
     cell_keys, judged_rows, judged_grade = _judgements_of_rows(run, qj, qs, cell, row_q, grade, src)
+    # One query retrieving nothing judged is a plain failure; several, with no judged document at all, is a sign
+    # that the two sides spell their ids differently.
+    if qj is not None and not len(judged_rows) and len(qj.doc_ids) and len(cell) >= 10 and len(np.unique(row_q)) >= 2:
+        _warn_no_judged_document(run, qj)
     del row_q, grade
     num_ret = _retrieved_counts(qs)
     drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, qs.ids, n_q, int(np.count_nonzero(num_ret)))

@@ -134,6 +134,11 @@ def _options_doc(exclude=()) -> str:
 
 
 def unknown_keyword(caller: str, key: str, known) -> UnknownOptionError:
+    if key == "per_query":
+        return UnknownOptionError(
+            f"{caller}() got an unexpected keyword argument 'per_query': it returns one mean per system. For one "
+            "value per query use rankviz.evaluate(run, ['RR@10', ...], qrels, per_query=True) (df.rank.evaluate)."
+        )
     if key in _COLUMN_ROLES:
         return UnknownOptionError(
             f"{caller}() got an unexpected keyword argument {key!r}. Column names go in one mapping: "

@@ -23,11 +23,12 @@ from ._columns import SINGLE_SYSTEM
 from ._errors import ClosedWorldWarning, InputError, warn
 from ._judged import Judged, judge
 from ._options import EvalOptions
-from .io import qrels_from_dict, read_qrels
+from .io import qrels_from_dict, read_qrels, run_from_dict
 
 __all__ = [
     "SINGLE_SYSTEM",
     "read_judgements",
+    "read_run_input",
     "judge_run",
     "kept_cells",
     "system_cells",
@@ -52,9 +53,19 @@ def read_judgements(qrels):
     )
 
 
+def read_run_input(run):
+    """A pytrec_eval-style run dict ``{query: {doc: score}}`` as a run frame; anything else as given.
+
+    (A dict of lists stays the relevance-vector shape: ``{query: [True, False, ...]}``.)
+    """
+    if isinstance(run, Mapping) and run and all(isinstance(v, Mapping) for v in run.values()):
+        return run_from_dict(run)
+    return run
+
+
 def judge_run(run, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str, with_arrays: bool = False):
     """The canonical arrays of ``run`` judged by ``qrels`` (see :func:`rankviz._judged.judge`)."""
-    return judge(run, read_judgements(qrels), options, rel_min=rel_min, caller=caller, with_arrays=with_arrays)
+    return judge(read_run_input(run), read_judgements(qrels), options, rel_min=rel_min, caller=caller, with_arrays=with_arrays)
 
 
 def kept_cells(j: Judged, missing: str, caller: str) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ._errors import InputError
 
-__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "check_kwargs"]
+__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "check_kwargs", "shown"]
 
 
 def _is_int(value) -> bool:
@@ -27,10 +27,25 @@ def check_int(value, name: str, caller: str, *, low: int | None = None, allow_no
     if not _is_int(value) or (low is not None and value < low):
         rng = f" in the range [{low}, inf)" if low is not None else ""
         none = " or None" if allow_none else ""
-        raise InputError(
-            f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {value!r} instead."
-        )
+        raise InputError(f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {shown(value)} instead.{_hint(value)}")
     return int(value)
+
+
+def shown(value) -> str:
+    """A value as a message shows it: scalars by repr, tables and arrays by their type and size (never whole)."""
+    size = getattr(value, "shape", None)
+    if size is not None and getattr(value, "ndim", 0):
+        return f"a {type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(size)}"
+    if isinstance(value, (dict, list, tuple, set)) and len(value) > 5:
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _hint(value) -> str:
+    if hasattr(value, "columns") or isinstance(value, dict):
+        return " Were the qrels passed by position? Pass them by name: qrels=..."
+    return ""
 
 
 def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
@@ -41,15 +56,18 @@ def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") ->
 def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
     """``value`` must be one of ``choices``; suggest the closest one when it is a near miss."""
     choices = tuple(choices)
-    if value in choices:
-        return value
-    shown = ", ".join(repr(c) for c in choices if c is not None) + (" or None" if None in choices else "")
+    try:
+        if any(value is c or (type(value) is type(c) and value == c) for c in choices):
+            return value
+    except (TypeError, ValueError):  # an array or a frame given where a choice belongs
+        pass
+    choices_text = ", ".join(repr(c) for c in choices if c is not None) + (" or None" if None in choices else "")
     hint = ""
     if isinstance(value, str):
         close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
         if close:
             hint = f" Did you mean {close[0]!r}?"
-    raise InputError(f"The {name!r} parameter of {caller} must be one of {shown}. Got {value!r} instead.{hint}")
+    raise InputError(f"The {name!r} parameter of {caller} must be one of {choices_text}. Got {shown(value)} instead.{hint}")
 
 
 def check_probability(value, name: str, caller: str) -> float:

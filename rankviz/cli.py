@@ -1,9 +1,19 @@
-"""Command line: ``rankviz eval``, ``rankviz report`` and ``rankviz notebooks`` (also ``python -m rankviz``)."""
+"""Command line: ``rankviz eval``, ``rankviz report`` and ``rankviz notebooks`` (also ``python -m rankviz``).
+
+A bad input never ends in a traceback: every option is checked when the command
+line is parsed, files when they are read, and any error is one line on stderr,
+``rankviz <command>: error: ...``, with exit status 2. A notebook that fails while
+it runs is one line too, with exit status 1. Warnings (comment lines skipped, ...)
+are one line each, ``rankviz <command>: warning: ...``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
+import warnings
 from pathlib import Path
 
 from ._options import TIES
@@ -20,18 +30,60 @@ def trec_name(measure) -> str:
     return parse_measure(measure).trec_name
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``rankviz report: error: ... (see 'rankviz report -h')``, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} -h')\n")
+
+
+def _integer(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+    return value
+
+
+def _int_at_least(low: int):
+    """An argparse type: an integer >= ``low``."""
+    return lambda text: _integer(text, low)
+
+
+#: the report's intervals are 95%; a two-sided 95% bootstrap interval needs ceil(2 / 0.05) resamples
+#: (rankviz._inference.settings refuses fewer; tests/test_notebooks_and_cli.py checks that the two agree)
+REPORT_MIN_RESAMPLES = math.ceil(2 / (1 - 0.95) - 1e-9)
+
+
+def _n_resamples(text: str) -> int:
+    """An argparse type: at least as many resamples as the report's 95% intervals need."""
+    value = _integer(text, -sys.maxsize)
+    if value < REPORT_MIN_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {REPORT_MIN_RESAMPLES} for the report's 95% intervals (each tail needs at least one "
+            f"resample; the default is 10000), got {value}"
+        )
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rankviz", description="Rank-aware evaluation with trec_eval-exact numbers.")
+    parser = _Parser(prog="rankviz", description="Rank-aware evaluation with trec_eval-exact numbers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ev = sub.add_parser("eval", help="print a trec_eval-style table", description="Evaluate a TREC run against qrels.")
-    ev.add_argument("qrels", help="TREC qrels file")
-    ev.add_argument("run", help="TREC run file")
+    ev = sub.add_parser("eval", help="print a trec_eval-style table", usage="%(prog)s [options] QRELS RUN",
+                        description="Evaluate a TREC run against qrels. Options may come before or after the files "
+                                    "(rankviz eval -m map ndcg QRELS RUN, or QRELS RUN -m map ndcg).")
+    # Optional only for argparse: `-m map QRELS RUN` (trec_eval's order) lets -m take the files; see _files_after_m.
+    ev.add_argument("qrels", nargs="?", help="TREC qrels file (plain or gzip/bzip2/xz)")
+    ev.add_argument("run", nargs="?", help="TREC run file (plain or gzip/bzip2/xz)")
     ev.add_argument("-q", action="store_true", help="also print per-query values")
-    ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measure to print (repeatable): RR@10, nDCG@10, AP, P@5, recall_100, trec_eval's all_trec, "
-                         "P.5,10 or relstring.20 (default: a standard set)")
-    ev.add_argument("-M", "--depth", type=int, default=None, help="cut every ranked list to this depth first (trec_eval -M)")
+    ev.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
+                    help="measures to print, several after one -m or -m repeated: RR@10, nDCG@10, AP, P@5, "
+                         "recall_100, trec_eval's all_trec, P.5,10 or relstring.20 (default: a standard set)")
+    ev.add_argument("-M", "--depth", type=_int_at_least(1), default=None,
+                    help="cut every ranked list to this depth first (trec_eval -M)")
     ev.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade (trec_eval -l), default 1")
     ev.add_argument("--missing", choices=("zero", "drop", "error"), default="zero",
                     help="judged queries the run did not retrieve: score 0 (default, trec_eval -c), drop, or error")
@@ -42,24 +94,46 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="write a one-file HTML report", description="Evaluate runs and write a shareable HTML report.")
     rep.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (the first is the baseline)")
     rep.add_argument("--qrels", required=True, help="TREC qrels file")
-    rep.add_argument("--topics", help="query texts: TREC topic XML or a query_id<TAB>text file")
+    rep.add_argument("--topics", help="query texts: TREC topic XML, <top> topics or a query_id<TAB>text file")
     rep.add_argument("--measures", nargs="+", help="measures (default: RR@k nDCG@k AP R@100 P@k)")
-    rep.add_argument("-k", type=int, default=10, help="cutoff for the default measures and the plots (default 10)")
-    rep.add_argument("-M", "--depth", type=int, default=None, help="cut every ranked list to this depth first")
+    rep.add_argument("-k", type=_int_at_least(1), default=10, help="cutoff for the default measures and the plots (default 10)")
+    rep.add_argument("-M", "--depth", type=_int_at_least(1), default=None, help="cut every ranked list to this depth first")
     rep.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade, default 1")
-    rep.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-    rep.add_argument("--seed", dest="rng", type=int, default=0, help="random seed for resampling, the rng= of the API (default 0)")
+    rep.add_argument("--n-resamples", type=_n_resamples, default=10_000, help=f"bootstrap resamples, at least {REPORT_MIN_RESAMPLES} (default 10000)")
+    rep.add_argument("--seed", dest="rng", type=_int_at_least(0), default=0,
+                     help="random seed for resampling, an integer >= 0, the rng= of the API (default 0)")
     rep.add_argument("--title", help="report title")
-    rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
+    rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html); never an input")
     rep.add_argument("--quiet", action="store_true", help="no progress messages")
 
     nbs = sub.add_parser("notebooks", help="execute notebooks and render them to HTML",
                          description="Execute every notebook of a folder and write HTML files plus index.html.")
     nbs.add_argument("source", nargs="?", default="notebooks", help="folder of .ipynb files (default notebooks)")
     nbs.add_argument("-o", "--output", default="build", help="output folder (default build)")
-    nbs.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
+    nbs.add_argument("--timeout", type=_int_at_least(1), default=600, help="seconds per cell (default 600)")
     nbs.add_argument("--quiet", action="store_true")
     return parser
+
+
+def _files_after_m(args) -> None:
+    """Give back to QRELS and RUN the file names that a leading ``-m`` took (``rankviz eval -m map QRELS RUN``).
+
+    ``-m`` takes several measures, so in trec_eval's argument order it also takes the
+    two files; they are the last values when the positional arguments are missing.
+    """
+    missing = [name for name in ("qrels", "run") if getattr(args, name) is None]
+    values = args.measures or []
+    if not missing:
+        return
+    if len(values) <= len(missing):
+        raise _UsageError(f"the following arguments are required: {', '.join(missing)}")
+    args.measures = values[: -len(missing)]
+    for name, value in zip(missing, values[-len(missing) :]):
+        setattr(args, name, value)
+
+
+class _UsageError(Exception):
+    """A usage error found after argparse: printed like argparse's own, one line, exit 2."""
 
 
 def _eval(args) -> int:
@@ -78,7 +152,11 @@ def _eval(args) -> int:
         "eval", rel=args.rel, depth=args.depth, missing=args.missing, ties=args.ties, judged_only=args.judged_only
     )
     run = run.drop(columns="system")
-    lines = trec_eval_lines(run, qrels, measures, run_id=tag, per_query=args.q, relstring=relstring, options=options)
+    # all_trec comes in trec_eval's table order; measures named one by one keep the order given
+    trec_order = "all_trec" in (args.measures or ())
+    lines = trec_eval_lines(
+        run, qrels, measures, run_id=tag, per_query=args.q, relstring=relstring, options=options, trec_order=trec_order
+    )
     sys.stdout.write("\n".join(lines) + "\n")
     _report_queries(run, qrels, args.missing)
     return 0
@@ -98,10 +176,12 @@ def _report_queries(run, qrels, missing: str) -> None:
 
 
 def _report(args) -> int:
+    from ._errors import InputError
     from .report import build_report
 
     if not args.runs:
-        raise ValueError("report: no run files given; usage: rankviz report --qrels QRELS RUN [RUN ...]")
+        hint = " (the measures after --measures took every name: put the runs first)" if args.measures else ""
+        raise InputError(f"no run files given{hint}; usage: rankviz report --qrels QRELS RUN [RUN ...]")
     build_report(
         args.qrels, args.runs, output=args.output, topics=args.topics, measures=args.measures, k=args.k,
         depth=args.depth, rel=args.rel, n_resamples=args.n_resamples, rng=args.rng, title=args.title, quiet=args.quiet,
@@ -116,16 +196,48 @@ def _notebooks(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``rankviz`` console script."""
-    from ._errors import RankvizError
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: its message, or for an OS error 'file: reason'."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {exc.strerror}" if where else exc.strerror
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
 
-    args = _parser().parse_args(argv)
-    handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks}
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``rankviz`` console script: the exit status (0, 1 when a notebook failed, 2 for bad input)."""
+    from ._errors import RankvizError, RankvizWarning
+    from .report import NotebookError
+
     try:
-        return handlers[args.command](args)
-    except (RankvizError, FileNotFoundError, IsADirectoryError, PermissionError, ValueError) as exc:
-        print(f"rankviz {args.command}: error: {exc}", file=sys.stderr)
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # -h, or a usage error already printed in one line: a status, as for the commands
+        return exc.code if isinstance(exc.code, int) else 2
+    handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks}
+    prog = f"rankviz {args.command}"
+    try:
+        if args.command == "eval":
+            _files_after_m(args)
+    except _UsageError as exc:
+        print(f"{prog}: error: {exc} (see '{prog} -h')", file=sys.stderr)
+        return 2
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RankvizWarning)  # shown, one line each, whatever the filters say
+            try:
+                return handlers[args.command](args)
+            finally:
+                for warning in caught:
+                    print(f"{prog}: warning: {_one_line(warning.message)}", file=sys.stderr)
+    except NotebookError as exc:
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except (RankvizError, OSError, ValueError) as exc:  # bad input: a file, a value, a measure name
+        if isinstance(exc, BrokenPipeError):  # `rankviz eval ... | head`: the reader left, nothing to report
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # pragma: no cover - interactive
         return 130

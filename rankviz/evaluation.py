@@ -31,7 +31,7 @@ import pandas as pd
 
 from . import kernels, stats
 from ._errors import InputError, TiesWarning, warn
-from ._frame import run_arrays
+from ._frame import MISSING_DOC, run_arrays
 from ._options import EvalOptions, with_eval_options
 from ._pipeline import (
     index_frame,
@@ -39,6 +39,7 @@ from ._pipeline import (
     kept_cells,
     metadata,
     read_judgements,
+    read_run_input,
     system_cells,
     system_names,
     warn_closed_world,
@@ -455,7 +456,7 @@ def compare(
     correction: str | None = "holm",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    method: str = "bca",
+    method: str = "t",
     rng=None,
     batch: int | None = None,
     options: EvalOptions,
@@ -514,7 +515,7 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     """
     rel = 1 if options.rel is None else options.rel
     arrays, judged = run_arrays(
-        run, read_judgements(qrels), caller="ranked_list", columns=options.columns, order=options.order,
+        read_run_input(run), read_judgements(qrels), caller="ranked_list", columns=options.columns, order=options.order,
         score_dtype=options.score_dtype,
     )
     rows = _rows_of(arrays, str(query), system)
@@ -531,7 +532,8 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     if options.judged_only:  # trec_eval -J: the unjudged items leave the list, the others close ranks
         kept = [i for i, grade in enumerate(relevance) if grade is not None and grade >= 0]
         docs, key, relevance = docs[kept], key[kept], [relevance[i] for i in kept]
-    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(docs.tolist(), dtype="str")})
+    shown = [None if d.startswith(MISSING_DOC) else d for d in docs.tolist()]  # an empty slot of a retrieved list
+    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(shown, dtype="str")})
     if arrays.ordered_by == "score":
         table["score"] = key
     table["relevance"] = pd.array(relevance, dtype="Int64")

@@ -22,7 +22,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["render_notebooks", "build_report", "execute_notebook", "notebook_to_html"]
+__all__ = ["render_notebooks", "build_report", "execute_notebook", "notebook_to_html", "NotebookError"]
 
 _EXTERNAL_SCRIPT = re.compile(r"<script[^>]*\bsrc=[\"']https?://[^>]*>\s*</script>", re.IGNORECASE)
 
@@ -32,9 +32,21 @@ def _progress(message: str, quiet: bool) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
+class NotebookError(RuntimeError):
+    """A notebook failed while it ran; the message names the notebook, the cell and the error in one line."""
+
+
 def execute_notebook(nb, *, cwd: str | os.PathLike, timeout: int = 600, quiet: bool = True, label: str = ""):
-    """Execute a notebook node in ``cwd`` with the current Python's kernel; print per-cell progress unless quiet."""
+    """Execute a notebook node in ``cwd`` with the current Python's kernel; print per-cell progress unless quiet.
+
+    Raises
+    ------
+    NotebookError
+        When a cell raises, runs longer than ``timeout`` seconds or kills the kernel
+        (the original exception, with the cell's traceback, is its ``__cause__``).
+    """
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     client = NotebookClient(
         nb,
@@ -46,14 +58,27 @@ def execute_notebook(nb, *, cwd: str | os.PathLike, timeout: int = 600, quiet: b
     code_cells = sum(1 for c in nb.cells if c.cell_type == "code")
     done = {"n": 0}
 
-    def on_cell_executed(cell, cell_index, execute_reply):  # noqa: ARG001 - nbclient hook signature
+    def on_cell_execute(cell, cell_index):  # noqa: ARG001 - nbclient hook signature
         if cell.cell_type == "code":
             done["n"] += 1
+
+    def on_cell_executed(cell, cell_index, execute_reply):  # noqa: ARG001 - nbclient hook signature
+        if cell.cell_type == "code":
             _progress(f"  {label} cell {done['n']}/{code_cells}", quiet)
 
+    client.on_cell_execute = on_cell_execute
     client.on_cell_executed = on_cell_executed
-    with _kernel_env():
-        client.execute()
+    where = f"{label or 'notebook'}: code cell {{}} of {code_cells}"
+    try:
+        with _kernel_env():
+            client.execute()
+    except CellExecutionError as exc:
+        evalue = " ".join(str(exc.evalue).split())
+        raise NotebookError(f"{where.format(done['n'])} failed: {exc.ename}: {evalue}") from exc
+    except CellTimeoutError as exc:
+        raise NotebookError(f"{where.format(done['n'])} ran longer than the timeout ({timeout} s per cell)") from exc
+    except DeadKernelError as exc:
+        raise NotebookError(f"{where.format(done['n'])}: the kernel died ({exc})") from exc
     return nb
 
 
@@ -107,10 +132,19 @@ def render_notebooks(source: str | os.PathLike, output: str | os.PathLike, *, ti
     """
     import nbformat
 
+    from ._errors import InputError
+    from ._validation import check_int
+
+    check_int(timeout, "timeout", "render_notebooks", low=1)
     source, output = Path(source), Path(output)
+    if not source.is_dir():
+        raise FileNotFoundError(f"{source}: no such folder")
     notebooks = sorted(source.glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(f"{source}: no notebooks (*.ipynb) found")
+    if output.exists() and not output.is_dir():
+        raise InputError(f"{output}: is a file; the output must be a folder")
+    _check_writable(output / "index.html")
     output.mkdir(parents=True, exist_ok=True)
     written, entries = [], []
     for path in notebooks:
@@ -143,6 +177,78 @@ def render_notebooks(source: str | os.PathLike, output: str | os.PathLike, *, ti
     return written
 
 
+def _check_writable(path: Path) -> None:
+    """Refuse an output path that is a folder, or whose parent cannot be created or written to."""
+    from ._errors import InputError
+
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give the file to write, e.g. {path / 'report.html'}")
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"{path}: cannot create its folder: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: cannot write in {folder} (permission denied)")
+
+
+def _check_output(output, inputs) -> Path:
+    """The output path, refused when it is one of the input files (same resolved path or hard link) or unwritable."""
+    from ._errors import InputError
+
+    output = Path(output)
+    target = output.resolve()
+    for given in inputs:
+        path = Path(given)
+        same = path.resolve() == target
+        if not same and target.exists() and path.exists():
+            same = os.path.samefile(path, target)
+        if same:
+            raise InputError(
+                f"refusing to write the report to {output}: it is an input file ({given}), which the report would "
+                "overwrite; choose another output file (-o)"
+            )
+    _check_writable(output)
+    return output
+
+
+def _check_report_options(caller: str, *, k, depth, rel, n_resamples, rng, timeout, title) -> None:
+    """Every option of :func:`build_report`, checked before any file is read or any notebook runs."""
+    from ._errors import InputError
+    from ._inference import settings
+    from ._validation import check_cutoff, check_int
+
+    check_cutoff(k, caller, allow_none=False)
+    check_cutoff(depth, caller, name="depth")
+    check_int(rel, "rel", caller)
+    settings(caller, n_resamples, 0.95, "bca", None)  # the statistics' own minimum for the report's 95% intervals
+    check_int(rng, "rng", caller, low=0)
+    check_int(timeout, "timeout", caller, low=1)
+    if title is not None and not isinstance(title, str):
+        raise InputError(f"The 'title' parameter of {caller} must be a str or None. Got {title!r} instead.")
+
+
+def _read_report_inputs(qrels, runs, topics, measures, depth, quiet) -> list[str]:
+    """Read and check every input file (a bad file or an id mismatch is reported here); the run names."""
+    from ._errors import InputError
+    from .evaluation import evaluate
+    from .io import read_qrels, read_run, read_topics
+
+    _progress(f"reading qrels {qrels}", quiet)
+    judged = read_qrels(qrels)
+    names = []
+    for path in runs:
+        _progress(f"reading run {path}", quiet)
+        frame = read_run(path, system=Path(path).name)
+        evaluate(frame, measures[:1], judged, depth=depth)  # surfaces id mismatches with their message
+        names.append(Path(path).name)
+    if len(set(names)) != len(names):
+        raise InputError(f"two runs have the same file name ({', '.join(names)}); rename one.")
+    if topics is not None:
+        read_topics(topics)
+    return names
+
+
 def build_report(
     qrels: str | os.PathLike,
     runs: list[str | os.PathLike],
@@ -161,39 +267,46 @@ def build_report(
 ) -> Path:
     """Evaluate TREC runs and write one shareable HTML report.
 
-    The files are read and checked here first (so a bad file or an id mismatch is
-    reported before any notebook runs); the report notebook then re-reads them.
+    Everything is checked before the report notebook runs: every option, the
+    measure names, the output path (never one of the input files, never inside a
+    file) and the files themselves (read, and evaluated once, so that a bad line or
+    an id mismatch is reported first); the notebook then re-reads them.
 
     Returns
     -------
     Path
         The HTML file written.
+
+    Raises
+    ------
+    InputError
+        For a bad option (``k`` or ``depth`` < 1, ``n_resamples`` below the 40 that a
+        95% interval needs, ``rng`` < 0, ...), an output path that is an input or
+        cannot be written, two runs with the same file name, or bad file contents
+        (:class:`~rankviz.TrecFormatError`).
+    FileNotFoundError
+        For a missing input file.
+    NotebookError
+        When the report notebook fails while it runs.
     """
     import tempfile
 
     import nbformat
 
+    from ._errors import InputError
     from ._pipeline import with_rel
-    from .evaluation import evaluate
-    from .io import read_qrels, read_run, read_topics
     from .measures import parse_measures
 
+    caller = "build_report"
     if not runs:
-        raise ValueError("report: give at least one run file")
+        raise InputError("report: give at least one run file")
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    _check_report_options(caller, k=k, depth=depth, rel=rel, n_resamples=n_resamples, rng=rng, timeout=timeout, title=title)
     defaults = [f"RR@{k}", f"nDCG@{k}", "AP", f"R@{max(k, 100)}", f"P@{k}"]
     measures = [m.name for m in with_rel(parse_measures(measures or defaults), rel)]
-    _progress(f"reading qrels {qrels}", quiet)
-    judged = read_qrels(qrels)
-    names = []
-    for path in runs:
-        _progress(f"reading run {path}", quiet)
-        frame = read_run(path, system=Path(path).name)
-        evaluate(frame, measures[:1], judged, depth=depth)  # surfaces id mismatches with their message
-        names.append(Path(path).name)
-    if len(set(names)) != len(names):
-        raise ValueError(f"report: two runs have the same file name ({', '.join(names)}); rename one.")
-    if topics is not None:
-        read_topics(topics)
+    output = _check_output(output, [qrels, *runs, *([] if topics is None else [topics])])
+    names = _read_report_inputs(qrels, runs, topics, measures, depth, quiet)
 
     params = {
         "QRELS": str(Path(qrels).resolve()),
@@ -218,7 +331,6 @@ def build_report(
     _progress(f"executing the report notebook ({len(runs)} runs, {len(measures)} measures)", quiet)
     with tempfile.TemporaryDirectory() as tmp:
         execute_notebook(nb, cwd=tmp, timeout=timeout, quiet=quiet, label="report")
-    output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(notebook_to_html(nb, hide_code=True, title=params["TITLE"]), encoding="utf-8")
     _progress(f"wrote {output}", quiet)

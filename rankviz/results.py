@@ -218,8 +218,8 @@ class Comparison:
     notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """The table, with ``test`` and ``correction`` columns added (a copy)."""
-        return self.table.assign(test=self.test, correction=str(self.correction))
+        """The table, with ``test``, ``correction`` and ``confidence_level`` columns added (a copy)."""
+        return self.table.assign(test=self.test, correction=str(self.correction), confidence_level=self.confidence_level)
 
     def __len__(self) -> int:
         return len(self.table)

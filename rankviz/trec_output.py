@@ -2,8 +2,8 @@
 
 ``rankviz eval`` prints through :func:`trec_eval_lines`, so that ``rankviz eval -q -m
 all_trec QRELS RUN`` gives trec_eval 10's lines: the same names, the same order (the
-order of trec_eval's measure table, not the order the measures were asked in;
-queries sorted by id as strings), counts as integers and every other value as
+order of trec_eval's measure table, not the order the measures were asked in, for
+``all_trec``; queries sorted by id as strings), counts as integers and every other value as
 ``%6.4f``, the "all" line aggregated as each family declares (mean, trec_eval's
 geometric mean, or sum). Measures trec_eval does not define come last, in the order
 given, under their canonical names.
@@ -164,13 +164,18 @@ def _per_query_lines(table, measures: list[Measure], queries, strings: dict | No
     return lines
 
 
-def trec_eval_lines(run, qrels, measures, *, run_id: str, per_query: bool, relstring: int | None, options: EvalOptions):
+def trec_eval_lines(
+    run, qrels, measures, *, run_id: str, per_query: bool, relstring: int | None, options: EvalOptions, trec_order: bool = True
+):
     """trec_eval's output lines for a run of one system (see the module docstring).
 
     ``relstring`` is the number of grades of trec_eval's per-query ``relstring`` line,
-    or None for none.
+    or None for none. ``trec_order=False`` keeps the measures in the order given
+    (``rankviz eval -m nDCG@10 AP``) instead of trec_eval's table order.
     """
-    measures = ordered([m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"], options.rel)
+    measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
+    if trec_order:
+        measures = ordered(measures, options.rel)
     qrels = read_judgements(qrels)
     table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
     table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")

@@ -21,6 +21,9 @@ import rankviz
 from rankviz import _hashing, _judged, _ranks
 from rankviz._options import EvalOptions
 
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
+
 
 def _frame(queries, docs, scores, systems=None):
     columns = {}
@@ -323,3 +326,25 @@ def test_rank_search_fallback_agrees_with_the_block_search(run, data):
     assert calls or not len(blocks.hit_cell)
     for field in ("hit_cell", "hit_rank", "hit_grade", "hit_above", "hit_tied", "num_ret"):
         np.testing.assert_array_equal(getattr(blocks, field), getattr(search, field), err_msg=field)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=st.lists(st.text(alphabet="ab0_-:", min_size=0, max_size=40), min_size=1, max_size=12),
+    other=st.lists(st.text(alphabet="xyz", min_size=0, max_size=40), min_size=0, max_size=5),
+)
+def test_a_string_hashes_the_same_whatever_else_is_in_its_array(ids, other):
+    """The hash of an id must not depend on the longest id beside it (run and qrels are hashed apart)."""
+    alone = [_hashing.string_hashes(pa.array([s], pa.string()))[0] for s in ids]
+    together = _hashing.string_hashes(pa.array(ids + other, pa.string()))[: len(ids)]
+    assert alone == together.tolist()
+
+
+def test_long_run_ids_match_short_qrels_ids():
+    """A regression: run doc ids over 8 bytes made every short judged id miss (a silent zero)."""
+    run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a-very-long-document-id-0001", "b", "mid-length-id"],
+                        "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "mid-length-id"], "relevance": [1, 2]})
+    table = rankviz.evaluate(run, ["RR", "nDCG", "AP"], qrels, per_query=True)
+    assert table["RR"].item() == 0.5
+    assert table["AP"].item() == pytest.approx((1 / 2 + 2 / 3) / 2)

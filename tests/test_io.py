@@ -18,13 +18,17 @@ def _write(tmp_path, name, text, newline="\n"):
 
 def test_read_run_whitespace_comments_crlf_and_junk(tmp_path):
     text = "# a comment\n1\tQ0  d1 1 \t 2.5 tagA extra junk\n\n   # indented comment\n1 Q0 d2 2 -1e-3 tagA\n"
-    run = rankviz.read_run(_write(tmp_path, "run.txt", text, newline="\r\n"))
+    # '#' lines are comments, as in trec_eval 10, but never silently: one warning with the count and the first
+    with pytest.warns(rankviz.RankvizWarning, match=r"run\.txt: skipped 2 line\(s\) starting with '#' .*line 1: '# a comment'") as caught:
+        run = rankviz.read_run(_write(tmp_path, "run.txt", text, newline="\r\n"))
+    assert len(caught) == 1
     assert run.columns.tolist() == ["query_id", "doc_id", "rank", "score", "system"]
     assert run["doc_id"].tolist() == ["d1", "d2"]
     assert run["score"].tolist() == [2.5, -0.001]
     assert run["system"].tolist() == ["tagA", "tagA"]
     assert pd.api.types.is_string_dtype(run["query_id"].dtype)  # pandas 3: str; pandas 2: object of str
-    assert rankviz.read_run(_write(tmp_path, "r2.txt", text), system="mine")["system"].tolist() == ["mine", "mine"]
+    with pytest.warns(rankviz.RankvizWarning, match="skipped 2 line"):
+        assert rankviz.read_run(_write(tmp_path, "r2.txt", text), system="mine")["system"].tolist() == ["mine", "mine"]
 
 
 def test_ids_stay_strings(tmp_path):
@@ -34,7 +38,7 @@ def test_ids_stay_strings(tmp_path):
 
 
 def test_read_run_errors_name_file_and_line(tmp_path):
-    path = _write(tmp_path, "bad.txt", "# header\n1 Q0 d1 1 2.0 t\n1 Q0 d2 2\n")
+    path = _write(tmp_path, "bad.txt", "# header\n1 Q0 d1 1 2.0 t\n1 Q0 d2 2\n")  # an error, not the comment warning
     with pytest.raises(rankviz.TrecFormatError, match=r"bad\.txt, line 3: expected 6 whitespace-separated fields"):
         rankviz.read_run(path)
     path = _write(tmp_path, "bad2.txt", "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 high t\n")

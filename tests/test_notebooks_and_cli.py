@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 
 import pytest
 
+import rankviz
 from rankviz import cli
 from rankviz.report import render_notebooks
 
@@ -143,3 +145,161 @@ def test_report_errors(tmp_path):
     other.write_text("q-1 Q0 d 1 1.0 x\n")
     mismatch = run("--qrels", str(base / "qrels-rnd1.txt"), str(other))
     assert mismatch.returncode == 2 and "share no query id" in mismatch.stderr
+
+
+# ---- issue 12, classes 6 and 9: the command line checks everything first and fails in one line ----
+
+
+@pytest.fixture
+def no_kernel(monkeypatch):
+    """Make any notebook execution fail the test: the checks must all come before it."""
+    import rankviz.report
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a notebook was executed although the input was bad")
+
+    monkeypatch.setattr(rankviz.report, "execute_notebook", refuse)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d3 1 1.0 r\n")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q1\tfirst\nq2\tsecond\n")
+    return qrels, run, topics
+
+
+def _one_line_error(capsys, code, expected):
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert re.search(expected, lines[0]), lines[0]
+
+
+def test_report_refuses_to_overwrite_any_input(tiny, tmp_path, capsys, no_kernel):
+    qrels, run, topics = tiny
+    before = {p: p.read_bytes() for p in tiny}
+    link = tmp_path / "hard-link.txt"
+    os.link(run, link)
+    for target in (run, qrels, topics, link, tmp_path / "." / "run.txt"):
+        code = cli.main(["report", "--qrels", str(qrels), str(run), "--topics", str(topics), "-o", str(target), "--quiet"])
+        _one_line_error(capsys, code, r"^rankviz report: error: refusing to write the report to .*: it is an input file")
+    assert {p: p.read_bytes() for p in tiny} == before
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        (["--n-resamples", "0"], r"argument --n-resamples: must be at least 40 for the report's 95% intervals.*got 0"),
+        (["--n-resamples", "39"], r"must be at least 40 .*got 39"),
+        (["--seed", "-1"], r"argument --seed: must be an integer >= 0, got -1"),
+        (["--seed", "x"], r"argument --seed: expected an integer, got 'x'"),
+        (["-k", "0"], r"argument -k: must be an integer >= 1, got 0"),
+        (["-M", "0"], r"argument -M/--depth: must be an integer >= 1, got 0"),
+        (["--measures", "nDCG@10", "XYZ"], r"Unknown measure 'XYZ'"),
+        (["-o", "{run}/report.html"], r"cannot create its folder: .*run\.txt is a file, not a folder"),
+        (["-o", "{tmp}"], r"is a folder; give the file to write"),
+        (["--topics", "{tmp}/missing.tsv"], r"missing\.tsv: no such file"),
+    ],
+)
+def test_report_bad_option_is_one_line_before_any_notebook(tiny, tmp_path, capsys, no_kernel, option, expected):
+    qrels, run, _ = tiny
+    option = [o.format(run=run, tmp=tmp_path) for o in option]
+    code = cli.main(["report", "--qrels", str(qrels), str(run), "--quiet", "-o", str(tmp_path / "out.html"), *option])
+    _one_line_error(capsys, code, r"^rankviz report: error: " + ".*" + expected)
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_build_report_checks_options_before_reading_files(tiny, tmp_path, monkeypatch, no_kernel):
+    import rankviz.io
+    from rankviz.report import build_report
+
+    monkeypatch.setattr(rankviz.io, "read_qrels", lambda *a, **k: pytest.fail("a file was read before the options were checked"))
+    qrels, run, _ = tiny
+    for bad, match in (({"n_resamples": 0}, "'n_resamples' parameter of build_report"), ({"rng": -1}, "'rng' parameter"),
+                       ({"k": 0}, "'k' parameter"), ({"depth": 0}, "'depth' parameter"), ({"output": run}, "is an input file")):
+        with pytest.raises(rankviz.InputError, match=match):
+            build_report(qrels, [run], quiet=True, **{"output": tmp_path / "r.html", **bad})
+
+
+def test_report_minimum_resamples_is_the_statistics_minimum():
+    from rankviz._inference import settings
+
+    settings("check", cli.REPORT_MIN_RESAMPLES, 0.95, "bca", None)
+    with pytest.raises(rankviz.InputError, match=f"at least {cli.REPORT_MIN_RESAMPLES}"):
+        settings("check", cli.REPORT_MIN_RESAMPLES - 1, 0.95, "bca", None)
+
+
+def test_report_bad_option_in_a_subprocess_exits_2_with_one_line(tiny):
+    qrels, run, _ = tiny
+    for option in (["--n-resamples", "0"], ["--seed", "-1"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "rankviz", "report", "--qrels", str(qrels), str(run), *option],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "cell" not in result.stderr and "reading" not in result.stderr  # no file read, no kernel started
+
+
+def test_eval_takes_several_measures_after_one_m(trec_eval_dir, capsys):
+    files = [str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")]
+    assert cli.main(["eval", *files, "-m", "nDCG@10", "AP", "RR"]) == 0
+    together = capsys.readouterr().out
+    assert cli.main(["eval", *files, "-m", "nDCG@10", "-m", "AP", "--measure", "RR"]) == 0
+    assert capsys.readouterr().out == together
+    assert [line.split()[0] for line in together.splitlines()] == ["runid", "num_q", "ndcg_cut_10", "map", "recip_rank"]
+    # trec_eval's order, options first: the leading -m takes the files too, and gives them back
+    assert cli.main(["eval", "-m", "nDCG@10", "AP", "RR", *files]) == 0
+    assert capsys.readouterr().out == together
+    assert cli.main(["eval", files[0], "-m", "nDCG@10", "AP", "RR", files[1]]) == 0
+    assert capsys.readouterr().out == together
+    _one_line_error(capsys, cli.main(["eval", "-m", "AP", files[0]]), r"^rankviz eval: error: the following arguments are required: qrels, run")
+
+
+def test_cli_bad_inputs_are_one_line_errors(tiny, tmp_path, capsys):
+    qrels, run, _ = tiny
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("q1 Q0 caf\xe9 1 1.0 t\n".encode("latin-1"))
+    big = tmp_path / "big.txt"
+    big.write_text("q1 0 d1 9223372036854775808\n")
+    cases = [
+        (["eval", str(qrels), str(tmp_path)], r"is a directory"),
+        (["eval", str(qrels), str(latin)], r"latin\.txt, line 1: the file is not valid UTF-8"),
+        (["eval", str(big), str(run)], r"big\.txt, line 1: the relevance \(4th\) field must be an integer within \+-2\*\*53"),
+        (["eval", str(qrels), str(run), "-m", "nDCG@x"], r"nDCG@x"),
+        (["eval", str(qrels), str(run), "-M", "-3"], r"argument -M/--depth: must be an integer >= 1"),
+        (["eval", str(qrels)], r"the following arguments are required: run"),
+        (["notebooks", str(tmp_path / "none")], r"none: no such folder"),
+        (["notebooks", str(tmp_path), "-o", str(run)], r"no notebooks|is a file"),
+        (["notebooks", "--timeout", "0"], r"argument --timeout: must be an integer >= 1"),
+    ]
+    for argv, expected in cases:
+        _one_line_error(capsys, cli.main(argv), expected)
+
+
+def test_cli_warnings_are_one_line_each(tiny, capsys):
+    qrels, run, _ = tiny
+    commented = run.parent / "commented.run"
+    commented.write_text("# produced by bm25\n" + run.read_text())
+    assert cli.main(["eval", str(qrels), str(commented), "-m", "RR"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("rankviz eval: warning: ") and "skipped 1 line(s) starting with '#'" in err[0]
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+def test_notebooks_command_failing_cell_is_one_line(tmp_path, capsys):
+    import nbformat
+
+    source = tmp_path / "nbs"
+    source.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("raise ValueError('bad\\nvalue')")])
+    nbformat.write(nb, source / "broken.ipynb")
+    code = cli.main(["notebooks", str(source), "-o", str(tmp_path / "out"), "--quiet", "--timeout", "60"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1, err
+    assert err[0] == "rankviz notebooks: error: broken: code cell 2 of 2 failed: ValueError: bad value"

@@ -34,6 +34,9 @@ TREC = {
     "map_cut_5": "AP@5",
 }
 
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
+
 
 def _pytrec(run, qrels, rel):
     evaluator = pytrec_eval.RelevanceEvaluator(

@@ -16,6 +16,9 @@ import rankviz
 MEASURES = ["RR", "RR@2", "RR(rel=2)@3", "AP", "AP@3", "nDCG", "nDCG@2", "nDCG(gain='exp')@3", "P@2", "P@4",
             "R@1", "R@3", "Success@1", "Success@3", "Rprec", "Rprec(rel=2)"]
 
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
+
 
 def _reference(grades_in_order, judged, measure):
     """One ranked list's value under trec_eval semantics (pure Python, for brute force)."""

@@ -601,6 +601,19 @@ def test_reprs_say_what_the_widgets_show(small):
     assert ui._repr_mimebundle_()["text/plain"] == repr(ui)
 
 
+def test_sorting_the_run_in_place_after_explore_changes_nothing_shown(small):
+    """A regression: cached row positions pointed into the caller's frame, which the user then re-ordered in place."""
+    run, qrels, _, _ = small
+    frame = run.copy()
+    model = widgets.ExplorerModel(frame, qrels)
+    reference = widgets.ExplorerModel(run.copy(), qrels)
+    frame.iloc[:, :] = frame.iloc[::-1].to_numpy()  # the caller re-orders their own frame in place
+    for system in reference.systems or (None,):
+        for query in reference.worst_first(system, 10)["query_id"]:
+            expected = reference.ranked(system, query)[["rank", "doc_id"]]
+            pd.testing.assert_frame_equal(model.ranked(system, query)[["rank", "doc_id"]], expected)
+
+
 def test_ranked_list_marks_and_counts_unjudged_items():
     """Items outside the qrels and items judged with a negative grade (trec_eval: unjudged) are marked and counted."""
     from rankviz.widgets.render import ranked_list_table

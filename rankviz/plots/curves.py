@@ -205,6 +205,7 @@ def _means(frame, columns, query_col, hue_col, caller) -> pd.DataFrame:
     return frame[columns]
 
 
+@style.literal_text
 def draw_metric_at_k(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw :func:`prepare_metric_at_k`'s lines on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.plot`."""
     from matplotlib import ticker
@@ -383,6 +384,7 @@ def _recall_column(frame, k, recall_k, caller) -> str:
     return f"R@{recall_k}"
 
 
+@style.literal_text
 def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw :func:`prepare_recall_vs_mrr`'s points on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.scatter` (system points)."""
     info = frame.attrs

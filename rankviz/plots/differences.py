@@ -154,6 +154,7 @@ def _differences(data, system, baseline, measure, caller) -> tuple[str, str, str
     return system, baseline, measure, stats.paired_differences(frame, system=system, baseline=baseline, measure=measure)
 
 
+@style.literal_text
 def draw_paired_differences(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw :func:`prepare_paired_differences`' differences on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.stairs`."""
     from matplotlib import ticker

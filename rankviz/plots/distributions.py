@@ -196,6 +196,7 @@ def _category_labels(k: int, *, cut: bool) -> pd.DataFrame:
     )
 
 
+@style.literal_text
 def draw_rr_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw the bars of :func:`prepare_rr_distribution` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.bar`."""
     from matplotlib import ticker

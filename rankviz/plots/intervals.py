@@ -118,7 +118,7 @@ def interval_frame(results, caller: str) -> pd.DataFrame:
 def _tidy(table: pd.DataFrame, caller: str) -> pd.DataFrame:
     difference = {"difference", "ci_low", "ci_high"} <= set(table.columns)
     if difference:
-        frame = table.rename(columns={"difference": "estimate"})
+        frame = table.rename(columns={"difference": "estimate", "ci_method": "method"})
     else:
         frame = table.rename(columns={old: new for old, new in (("low", "ci_low"), ("high", "ci_high")) if new not in table.columns})
     missing = [c for c in ("estimate", "ci_low", "ci_high") if c not in frame.columns]
@@ -314,9 +314,10 @@ def _ci_rows(frame, measures, systems, *, has_system, blocks, sort, baseline) ->
 def _ci_texts(frame, measures, difference) -> dict:
     level = frame["confidence_level"].iloc[0] if "confidence_level" in frame.columns else None
     methods = list(pd.unique(frame["method"].astype(str))) if "method" in frame.columns else []
-    interval = (f"{level:.0%} " if level is not None and np.isfinite(level) else "") + "bootstrap CI"
-    if methods:
-        interval += f" ({', '.join('BCa' if m == 'bca' else m for m in methods)})"
+    names = {"bca": "bootstrap CI (BCa)", "percentile": "bootstrap CI (percentile)", "t": "paired t CI",
+             "bootstrap-t": "bootstrap-t CI"}
+    kinds = ", ".join(dict.fromkeys(names.get(m, f"CI ({m})") for m in methods)) or "bootstrap CI"
+    interval = (f"{level:.0%} " if level is not None and np.isfinite(level) else "") + kinds
     what = "difference from the baseline" if difference else "mean"
     name = measures[0] if len(measures) == 1 and measures[0] != "estimate" else ""
     n_queries = list(pd.unique(frame["n_queries"])) if "n_queries" in frame.columns else []
@@ -328,6 +329,7 @@ def _ci_texts(frame, measures, difference) -> dict:
     }
 
 
+@style.literal_text
 def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw the rows of :func:`prepare_ci` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hlines`."""
     from matplotlib.transforms import blended_transform_factory
@@ -444,6 +446,7 @@ def prepare_bootstrap_distribution(result, *, system=None, measure=None) -> pd.D
     return frame
 
 
+@style.literal_text
 def draw_bootstrap_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw :func:`prepare_bootstrap_distribution`'s histogram on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hist`."""
     info = frame.attrs

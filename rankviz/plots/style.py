@@ -6,6 +6,7 @@ the ``prepare_*`` steps of the plot modules run without loading either.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from functools import cache
@@ -26,6 +27,7 @@ __all__ = [
     "merge",
     "matplotlib_keywords",
     "split_matplotlib_kwargs",
+    "literal_text",
 ]
 
 #: seaborn's colour-blind safe palette, asked for explicitly (no global theme is set)
@@ -143,3 +145,25 @@ def split_matplotlib_kwargs(options: dict, call: str, artist: str) -> tuple[dict
     drawing = {key: value for key, value in options.items() if key in known}
     rest = {key: value for key, value in options.items() if key not in known}
     return drawing, rest
+
+
+def literal_text(draw):
+    """Decorate a ``draw_*`` step: every text it puts on the Axes is shown as written.
+
+    matplotlib reads text between two ``$`` as mathtext: a query text "costs $5 to
+    $10" would lose its dollar signs, and invalid math ("prove $\\sum_{i}^{n$")
+    would make the figure fail at draw time. Query texts, ids and system names are
+    the user's, so parsing is switched off on the Axes' texts (its ticks, labels,
+    title, legend, annotations and child axes), not on the rest of the figure.
+    """
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        from matplotlib.text import Text
+
+        ax = draw(*args, **kwargs)
+        for text in ax.findobj(Text):
+            text.set_parse_math(False)
+        return ax
+
+    return wrapper

@@ -257,6 +257,7 @@ def _title(column, m, system_col, system, n_systems, zeros, total) -> str:
     return f"The {m} queries with the lowest {column}{who}\n{zero_text}"
 
 
+@style.literal_text
 def draw_failures(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     """Draw the bars of :func:`prepare_failures` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.barh`."""
     from matplotlib.transforms import blended_transform_factory

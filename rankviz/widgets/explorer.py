@@ -30,6 +30,9 @@ from .ranked import RankedLists, read_documents
 
 __all__ = ["ExplorerModel", "Explorer", "explore"]
 
+#: pandas 3 always copies on write (pandas 2.2 when its option is on): a shallow copy is then a snapshot
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or bool(pd.get_option("mode.copy_on_write"))
+
 _FAILURE_NOTE = "next query with RR@k = 0 (in the order shown)"
 
 #: (family, cutoff) of the standard orderings; a cutoff (any) means "at the slider's k"
@@ -126,6 +129,11 @@ class ExplorerModel:
         order_measure, k = _order_and_k(measure, k)
         self.initial_k = k
         self.columns = Columns.of(columns, "explore")
+        # The model caches measures and row positions: it works on a snapshot, so that sorting or editing the
+        # caller's frame in place afterwards cannot pair a query's cached measures with another query's rows.
+        # Under copy-on-write (pandas 3) the snapshot is lazy and costs nothing until the caller writes.
+        run = run.copy(deep=not _COPY_ON_WRITE)
+        qrels = qrels.copy(deep=not _COPY_ON_WRITE) if isinstance(qrels, pd.DataFrame) else qrels
         self._run = run
         self._qrels = qrels
         given = {"order": order, "score_dtype": score_dtype}

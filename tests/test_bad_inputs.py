@@ -1,0 +1,216 @@
+"""Bad and unusual inputs, generated: the exact number, or a rankviz error that names the problem.
+
+The property of every test here: the result equals a reference computed in the test on
+the cleaned input (with the documented meaning of each oddity), or a rankviz exception
+is raised whose message names the problem; never another exception type, never a
+different number. The meanings, consistent across the input shapes:
+
+- a missing entry (None, NaN, pd.NA) inside a retrieved list is an empty slot at its
+  rank, never relevant; inside a relevance vector it is an unjudged item at its rank;
+- a missing id inside a list of relevant ids names no document;
+- float or bool ids inside lists are refused, as in the long shape;
+- grades beyond +-2**53 are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankviz
+from rankviz import stats
+
+MISSING = [None, float("nan"), pd.NA, np.nan]
+K = 3
+
+
+def _reference(lists, relevant, k=K):
+    """RR, P@k and R@k per query from the documented semantics, in plain Python."""
+    out = []
+    for retrieved, gold in zip(lists, relevant):
+        gold = {str(g) for g in gold if not _missing(g)}
+        ranks = [i + 1 for i, d in enumerate(retrieved) if not _missing(d) and str(d) in gold]
+        rr = 1.0 / ranks[0] if ranks else 0.0
+        hits = sum(1 for r in ranks if r <= k)
+        out.append((rr, hits / k, hits / len(gold) if gold else 0.0))
+    return out
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _is_bad_id(value) -> bool:
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, float) and not math.isnan(value))
+
+
+ids = st.one_of(
+    st.sampled_from(["a", "b", "c", "d", "e", "a-long-document-identifier-0001"]),
+    st.integers(0, 5),
+    st.sampled_from(MISSING),
+    st.sampled_from([1.0, 2.0, True]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lists=st.lists(st.lists(ids, max_size=6), min_size=1, max_size=4),
+    gold=st.lists(st.lists(ids, min_size=1, max_size=3), min_size=4, max_size=4),
+)
+def test_per_query_lists_with_missing_float_and_int_entries(lists, gold):
+    gold = gold[: len(lists)]
+    frame = pd.DataFrame({"query_id": [f"q{i}" for i in range(len(lists))], "retrieved": lists, "relevant": gold})
+    copy = frame.copy(deep=True)
+    bad = any(_is_bad_id(v) for row in lists + gold for v in row)
+    repeated = any(len(kept) != len(set(kept)) for kept in ([str(d) for d in row if not _missing(d)] for row in lists))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rankviz.RankvizWarning)
+            table = rankviz.evaluate(frame, ["RR", f"P@{K}", f"R@{K}"], per_query=True)
+    except rankviz.DuplicateError as exc:
+        assert repeated and not bad, f"refused a valid input: {exc}"
+        assert "more than once" in str(exc)
+        return
+    except rankviz.RankvizError as exc:
+        assert bad, f"refused a valid input: {exc}"
+        assert "float" in str(exc) or "bool" in str(exc)
+        return
+    assert not bad and not repeated, "accepted a float or bool id, or a repeated one"
+    expected = [v for row in _reference(lists, gold) for v in row]
+    got = [v for row in table[["RR", f"P@{K}", f"R@{K}"]].itertuples(index=False, name=None) for v in row]
+    assert got == pytest.approx(expected)
+    pd.testing.assert_frame_equal(frame, copy)
+
+
+entries = st.one_of(st.booleans(), st.integers(0, 3), st.sampled_from(MISSING), st.sampled_from([1.0, 0.0, 1.5, 2.0**60]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vectors=st.lists(st.lists(entries, max_size=6), min_size=1, max_size=4))
+def test_relevance_vectors_with_missing_float_and_huge_entries(vectors):
+    frame = pd.DataFrame({"query": [f"q{i}" for i in range(len(vectors))], "relevance": vectors})
+    bad = any(isinstance(v, float) and not math.isnan(v) and (v != int(v) or abs(v) > 2**53) for row in vectors for v in row)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rankviz.RankvizWarning)
+            table = rankviz.evaluate(frame, ["RR", f"P@{K}"], per_query=True)
+    except rankviz.RankvizError as exc:
+        assert bad, f"refused a valid input: {exc}"
+        assert "relevance vector" in str(exc)
+        return
+    assert not bad
+    for row, (rr, p) in zip(vectors, table[["RR", f"P@{K}"]].itertuples(index=False, name=None)):
+        relevant = [i + 1 for i, v in enumerate(row) if not _missing(v) and float(v) >= 1]
+        assert rr == (1.0 / relevant[0] if relevant else 0.0)
+        assert p == pytest.approx(sum(1 for r in relevant if r <= K) / K)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.lists(st.one_of(st.floats(0, 1), st.sampled_from([float("nan"), float("inf")])), min_size=24, max_size=24),
+    repeat=st.booleans(),
+)
+def test_per_query_tables_with_missing_values_and_repeats(values, repeat):
+    table = pd.DataFrame(
+        {"system": ["a"] * 12 + ["b"] * 12, "query_id": [f"q{i}" for i in range(12)] * 2, "AP": values}
+    )
+    if repeat:
+        table = pd.concat([table, table.iloc[[3]]], ignore_index=True)
+    bad = repeat or not np.isfinite(values).all()
+    for call in (lambda t: stats.compare(t, baseline="a", n_resamples=100, rng=0),
+                 lambda t: stats.bootstrap(t, "AP", n_resamples=100, rng=0)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", rankviz.RankvizWarning)
+                result = call(table)
+        except rankviz.RankvizError as exc:
+            assert bad, f"refused a valid table: {exc}"
+            assert "query 'q" in str(exc) and ("rows in the per-query table" in str(exc) or "column 'AP'" in str(exc))
+            continue
+        assert not bad
+        frame = result.to_frame()
+        assert frame.select_dtypes("number").notna().any().all()
+
+
+# ----------------------------------------------------------------------------- one test per example of the issue
+
+
+def test_missing_entry_keeps_its_rank_and_ranked_list_shows_it():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "retrieved": [[None, "b", "c"], ["d", "e"]], "relevant": [["b"], ["d"]]})
+    table = rankviz.evaluate(frame, ["RR"], per_query=True)
+    assert table["RR"].tolist() == [0.5, 1.0]
+    listed = rankviz.ranked_list(frame, "q1")
+    assert listed["doc_id"].isna().tolist() == [True, False, False]
+    assert listed["relevant"].tolist() == [False, True, False]
+
+
+def test_none_in_relevant_names_no_document():
+    frame = pd.DataFrame({"query_id": ["q1"], "retrieved": [["None", "b"]], "relevant": [["b", None]]})
+    table = rankviz.evaluate(frame, ["RR", "R@2"], per_query=True)
+    assert table["RR"].item() == 0.5 and table["R@2"].item() == 1.0
+
+
+def test_float_ids_in_lists_are_refused_like_the_long_shape():
+    frame = pd.DataFrame({"query_id": ["q1"], "retrieved": [[1.0, 2.0]], "relevant": [[2]]})
+    with pytest.raises(rankviz.InputError, match=r"'retrieved' column of row 0 holds a float doc id \(1\.0\)"):
+        rankviz.evaluate(frame, "RR")
+
+
+def test_huge_grades_are_refused_in_frames_and_dicts():
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    frame = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": np.array([2**63], dtype=np.uint64)})
+    with pytest.raises(rankviz.InputError, match=r"has the grade 9223372036854775808 \(row 0\), beyond \+-2\*\*53"):
+        rankviz.evaluate(run, "RR", frame)
+    lists = pd.DataFrame({"query_id": ["q1"], "retrieved": [["a", "b"]], "relevant": [{"b": 2**63}]})
+    with pytest.raises(rankviz.InputError, match=r"must be an integer within \+-2\*\*53"):
+        rankviz.evaluate(lists, "RR")
+    ranked = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "rank": [1, 2**60]})
+    with pytest.raises(rankviz.InputError, match=r"has the rank 1152921504606846976 \(row 1\), beyond 2\*\*53"):
+        rankviz.evaluate(ranked, "RR", {"q1": {"b": 1}})
+
+
+def test_doc_ids_read_as_numbers_warn():
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": [123, 124], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["00123"], "relevance": [1]})
+    with pytest.warns(rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"):
+        rankviz.evaluate(run, "RR", qrels)
+
+
+def test_run_and_qrels_sharing_no_doc_id_warn():
+    run = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 5, "doc_id": [f"doc{i} " for i in range(10)], "score": 1.0})
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["doc1", "doc6"], "relevance": [1, 1]})
+    with pytest.warns(rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged.*'doc0 '"):
+        assert rankviz.evaluate(run, "RR", qrels)["RR"].item() == 0.0
+
+
+def test_messages_that_used_to_mislead():
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q1"] * 500, "doc_id": [f"d{i}" for i in range(500)], "relevance": 1})
+    with pytest.raises(rankviz.UnknownOptionError, match=r"'per_query': it returns one mean per system.*rankviz\.evaluate"):
+        run.rank.mrr(qrels=qrels, per_query=True)
+    with pytest.raises(rankviz.InputError, match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead\. Were the qrels passed by position\?") as info:
+        run.rank.mrr(qrels)
+    assert len(str(info.value)) < 250  # never the whole frame
+
+    class DataFrame:  # a frame of another library, such as polars
+        def to_pandas(self):
+            return run
+
+    DataFrame.__module__ = "polars.dataframe.frame"
+    with pytest.raises(rankviz.InputError, match=r"must be a pandas DataFrame\. Got polars\.DataFrame instead\. Convert it first with \.to_pandas\(\)"):
+        rankviz.evaluate(DataFrame(), "RR", qrels)
+
+
+def test_pytrec_eval_style_run_dict_is_a_run():
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "d": 3.0}}
+    qrels = {"q1": {"b": 1}, "q2": {"c": 1}}
+    assert rankviz.mrr(run, qrels=qrels).item() == 0.5
+    assert rankviz.ranked_list(run, "q2", qrels)["doc_id"].tolist() == ["d", "c"]
+    # a dict of lists is still the relevance-vector shape
+    assert rankviz.mrr({"q1": [False, True], "q2": [True]}).item() == 0.75
