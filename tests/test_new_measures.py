@@ -9,7 +9,7 @@
   every measure that only rewards relevant items early (not infAP, where the order
   of unjudged and unpooled items matters too); measures without a closed-form
   expectation refuse ``ties='expected'`` with an error naming the fix.
-- TREC-COVID round 1: the leaderboard's bpref column for the 10 runs.
+- TREC-COVID round 1: the leaderboard's bpref and RBP(p=.5) columns for the 10 runs.
 - Judged-only evaluation (trec_eval -J) equals evaluating the run with its unjudged
   rows removed first.
 """
@@ -200,15 +200,17 @@ def covid_bpref():
     board = pd.read_csv(base / "leaderboard-round1.csv").set_index("run")
     qrels = rankviz.read_qrels(base / "qrels-rnd1.txt")
     runs = pd.concat([rankviz.read_run(base / "runs" / name, system=name) for name in RUNS], ignore_index=True)
-    scores = runs.rank.evaluate(["Bpref", "GMBpref"], qrels=qrels, depth=1000, score_dtype="float32").set_index("system")
+    measures = ["Bpref", "GMBpref", "RBP(p=0.5)"]
+    scores = runs.rank.evaluate(measures, qrels=qrels, depth=1000, score_dtype="float32").set_index("system")
     return board, scores
 
 
 @pytest.mark.parametrize("run", RUNS)
-def test_trec_covid_leaderboard_bpref(covid_bpref, run):
-    """The leaderboard's bpref (trec_eval -c -M1000, scores as float32) for all 10 runs."""
+def test_trec_covid_leaderboard_bpref_and_rbp(covid_bpref, run):
+    """The leaderboard's bpref and RBP(p=.5) columns (trec_eval -c -M1000, scores as float32) for all 10 runs."""
     board, scores = covid_bpref
     assert abs(scores.loc[run, "Bpref"] - board.loc[run, "bpref"]) <= 0.00005
+    assert abs(scores.loc[run, "RBP(p=0.5)"] - board.loc[run, "RBP(p=.5)"]) <= 0.00005
     assert 0 < scores.loc[run, "GMBpref"] <= scores.loc[run, "Bpref"]  # a geometric mean is at most the mean
 
 
