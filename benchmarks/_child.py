@@ -247,7 +247,7 @@ def cmd_stages(args) -> dict:
     timed(_judged, "_pair_keys", "hash doc ids with their cell (_hashing)")
     timed(_judged, "_lookup_grades", "qrels join (_lookup_grades)")
     timed(_judged, "_duplicate_rows", "duplicate check (_duplicate_rows)")
-    timed(_judged, "_rank_hits", "ranks of the judged rows (_rank_hits)")
+    timed(_judged, "rank_hits", "ranks of the judged rows (_ranks.rank_hits)")
     timed(kernels, "compute", "measure kernels (kernels.compute)")
     for run in runs.values():
         rankviz.evaluate(run, tools.MEASURES, qrels)
@@ -275,12 +275,12 @@ def cmd_profile(args) -> dict:
     from line_profiler import LineProfiler
 
     import rankviz
-    from rankviz import _frame, _hashing, _judged, evaluation
+    from rankviz import _frame, _hashing, _judged, _ranks, evaluation
 
     run, qrels = _load(args.run[0]), _load(args.qrels)
     rankviz.evaluate(run, tools.MEASURES, qrels)
     profiler = LineProfiler()
-    functions = [evaluation.evaluate, _judged.judge, _judged._judge_arrays, _frame._long_shape, _judged._rank_hits,
+    functions = [evaluation.evaluate, _judged.judge, _judged._judge_arrays, _frame._long_shape, _ranks.rank_hits,
                  _judged._duplicate_rows, _judged._lookup_grades, _hashing.repeated_candidates]
     for f in functions:
         profiler.add_function(f)

@@ -48,7 +48,7 @@ from ._hashing import contiguous_units, repeated_candidates, string_hashes
 from ._ranks import rank_hits, take_docs
 from ._options import EvalOptions
 
-__all__ = ["Judged", "judge"]
+__all__ = ["Judged", "judge", "condensed"]
 
 _BLOCK = 1 << 15  # elements per block of the bit-table probes
 
@@ -64,6 +64,9 @@ class Judged:
     Per hit, sorted by cell then rank: ``hit_cell``, ``hit_rank`` (1-based, trec_eval
     order, not capped by ``depth``), ``hit_grade``, ``hit_above`` (items scored
     strictly higher) and ``hit_tied`` (size of the hit's tie group, itself included).
+    The hits are the rows judged relevant enough for the call's measures (grade > 0
+    or >= ``rel_min``); with ``rel_min <= 0`` every judged row, and with a negative
+    ``rel_min`` also the rows judged with a negative grade, whose hit grade is ``-inf``.
 
     Per judgement group: ``group_grades[group_offsets[g]:group_offsets[g + 1]]`` are the
     group's judged grades (>= 0), sorted descending. Groups are queries, or cells in
@@ -139,8 +142,44 @@ def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = 
     run, qj = run_arrays(
         data, qrels, caller=caller, columns=options.columns, order=options.order, score_dtype=options.score_dtype
     )
+    if options.judged_only:
+        rel_min = min(rel_min, 0)  # every judged row must be a hit to be kept
     judged = _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller)
+    if options.judged_only:
+        judged = condensed(judged)
     return (judged, run) if with_arrays else judged
+
+
+def condensed(j: Judged) -> Judged:
+    """The judged-only lists of ``j`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).
+
+    Every retrieved item without a judgement of grade >= 0 is dropped after the list
+    was cut to ``depth`` (as trec_eval does), and the items left close ranks in their
+    order, ties included. ``j`` must hold every judged row as a hit (``rel_min <= 0``).
+    """
+    keep = j.hit_grade >= 0
+    if j.depth is not None:
+        keep &= j.hit_rank <= j.depth
+    cell, above, grade = j.hit_cell[keep], j.hit_above[keep], j.hit_grade[keep]
+    first = np.ones(len(cell), dtype=bool)
+    first[1:] = cell[1:] != cell[:-1]
+    starts = np.flatnonzero(first)
+    rank = np.arange(len(cell)) - np.repeat(starts, np.diff(np.r_[starts, len(cell)])) + 1
+    # A tie group's judged members are contiguous in trec_eval order: renumber them as one group.
+    group_first = first.copy()
+    group_first[1:] |= above[1:] != above[:-1]
+    g_starts = np.flatnonzero(group_first)
+    sizes = np.diff(np.r_[g_starts, len(cell)])
+    new_above = np.repeat(rank[g_starts] - 1, sizes)
+    return dataclasses.replace(
+        j,
+        num_ret=np.bincount(cell, minlength=j.n_cells).astype(np.int64),
+        hit_cell=cell,
+        hit_rank=rank.astype(np.int64),
+        hit_grade=grade,
+        hit_above=new_above.astype(np.int64),
+        hit_tied=np.repeat(sizes, sizes).astype(np.int64),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -280,8 +319,10 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
         num_ret = np.bincount(cell, minlength=n_cells).astype(np.int64)
 
     with np.errstate(invalid="ignore"):
-        is_hit = (judged_grade >= 0) & ((judged_grade > 0) | (judged_grade >= rel_min))
+        is_hit = (judged_grade > 0) | (judged_grade >= rel_min)
     hit_idx, hit_grade = judged_rows[is_hit], judged_grade[is_hit]
+    if rel_min < 0:  # rows judged with a negative grade: in the pool but unjudged (trec_eval's -2), never relevant
+        hit_grade = np.where(hit_grade < 0, -np.inf, hit_grade)
     above, tied, tie_rank = rank_hits(cell, key, hit_idx, n_cells, run.docs, src)
     hit_cell = cell[hit_idx].astype(np.int64)
     hit_rank = above + tie_rank + 1

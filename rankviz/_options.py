@@ -53,6 +53,11 @@ _DOCS = {
         "{'float64', 'float32'}, default 'float64'",
         "``'float32'`` rounds scores to 32-bit floats first, which reproduces trec_eval 9 and pytrec_eval.",
     ),
+    "judged_only": (
+        "bool, default False",
+        "Drop every retrieved item without a judgement (not in the qrels, or judged with a negative grade) "
+        "before ranking, after the cut to ``depth`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).",
+    ),
     "columns": (
         "dict, optional",
         "Column names by role when the defaults and aliases do not find them: ``{'query': 'qid', 'doc': "
@@ -73,6 +78,7 @@ class EvalOptions:
     ties: str = "trec_eval"
     order: str | None = None
     score_dtype: str = "float64"
+    judged_only: bool = False
     columns: Columns = Columns()
 
     @classmethod
@@ -87,6 +93,7 @@ class EvalOptions:
             ties=check_choice(values.get("ties", "trec_eval"), "ties", caller, TIES),
             order=check_choice(values.get("order"), "order", caller, ("score", "rank", None)),
             score_dtype=check_choice(values.get("score_dtype", "float64"), "score_dtype", caller, ("float64", "float32")),
+            judged_only=check_choice(values.get("judged_only", False), "judged_only", caller, (False, True)),
             columns=Columns.of(values.get("columns"), caller),
         )
 

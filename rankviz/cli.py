@@ -81,12 +81,14 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", action="store_true", help="also print per-query values")
     ev.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
                     help="measures to print, several after one -m or -m repeated: RR@10, nDCG@10, AP, P@5, "
-                         "recall_100, ... (default: a standard set)")
+                         "recall_100, trec_eval's all_trec, P.5,10 or relstring.20 (default: a standard set)")
     ev.add_argument("-M", "--depth", type=_int_at_least(1), default=None,
                     help="cut every ranked list to this depth first (trec_eval -M)")
     ev.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade (trec_eval -l), default 1")
     ev.add_argument("--missing", choices=("zero", "drop", "error"), default="zero",
                     help="judged queries the run did not retrieve: score 0 (default, trec_eval -c), drop, or error")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="drop unjudged items before ranking (trec_eval -J, condensed lists)")
     ev.add_argument("--ties", choices=TIES, default="trec_eval")
 
     rep = sub.add_parser("report", help="write a one-file HTML report", description="Evaluate runs and write a shareable HTML report.")
@@ -135,37 +137,42 @@ class _UsageError(Exception):
 
 
 def _eval(args) -> int:
+    from ._options import EvalOptions
     from ._pipeline import with_rel
-    from .evaluation import evaluate
     from .io import read_qrels, read_run
     from .measures import parse_measures
+    from .trec_output import expand_trec_names, trec_eval_lines
 
-    measures = with_rel(parse_measures(args.measures or DEFAULT_EVAL_MEASURES), args.rel)
+    names, relstring = expand_trec_names(args.measures or DEFAULT_EVAL_MEASURES)
+    measures = with_rel(parse_measures(names), args.rel)
     qrels = read_qrels(args.qrels)
     run = read_run(args.run)
     tag = run["system"].iloc[0]
-    table = evaluate(
-        run.drop(columns="system"), measures, qrels, per_query=True, depth=args.depth, missing=args.missing, ties=args.ties
+    options = EvalOptions.resolve(
+        "eval", rel=args.rel, depth=args.depth, missing=args.missing, ties=args.ties, judged_only=args.judged_only
     )
-    meta = table.attrs["rankviz"]
-    out = sys.stdout
-    if args.q:
-        for _, row in table.iterrows():
-            for m in measures:
-                out.write(f"{trec_name(m):<22}\t{row['query_id']}\t{row[m.name]:.4f}\n")
-    out.write(f"{'runid':<22}\tall\t{tag}\n")
-    out.write(f"{'num_q':<22}\tall\t{len(table)}\n")
-    for m in measures:
-        out.write(f"{trec_name(m):<22}\tall\t{table[m.name].mean():.4f}\n")
-    missing = meta["missing_from_run"].get(None, ())
-    unjudged = meta["unjudged_in_run"].get(None, ())
-    if missing or unjudged:
+    run = run.drop(columns="system")
+    # all_trec comes in trec_eval's table order; measures named one by one keep the order given
+    trec_order = "all_trec" in (args.measures or ())
+    lines = trec_eval_lines(
+        run, qrels, measures, run_id=tag, per_query=args.q, relstring=relstring, options=options, trec_order=trec_order
+    )
+    sys.stdout.write("\n".join(lines) + "\n")
+    _report_queries(run, qrels, args.missing)
+    return 0
+
+
+def _report_queries(run, qrels, missing: str) -> None:
+    """Say on stderr how many judged queries the run missed and how many run queries have no judgements."""
+    queries = set(qrels["query_id"].astype(str))
+    retrieved = set(run["query_id"].astype(str))
+    absent, unjudged = queries - retrieved, retrieved - queries
+    if absent or unjudged:
         print(
-            f"rankviz: {len(missing)} judged queries missing from the run (missing={args.missing}); "
+            f"rankviz: {len(absent)} judged queries missing from the run (missing={missing}); "
             f"{len(unjudged)} run queries without judgements (not evaluated)",
             file=sys.stderr,
         )
-    return 0
 
 
 def _report(args) -> int:

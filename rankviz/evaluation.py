@@ -25,6 +25,8 @@ What they return, whatever the input
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -45,7 +47,7 @@ from ._pipeline import (
     with_rel,
 )
 from ._validation import check_choice, check_cutoff
-from .measures import Measure, parse_measures
+from .measures import Measure, aggregate, parse_measures
 from .ties import tie_spread
 
 __all__ = [
@@ -70,7 +72,7 @@ def _evaluated(run, measures: list[Measure], qrels, options: EvalOptions, caller
     """Judge the run and compute every measure per cell: (Judged, kept-cell mask, {name: values})."""
     for m in measures:
         m.check_complete()
-    j = judge_run(run, qrels, options, rel_min=min(m.rel for m in measures), caller=caller)
+    j = judge_run(run, qrels, options, rel_min=min(m.hit_min for m in measures), caller=caller)
     keep = kept_cells(j, options.missing, caller)
     if closed_world_warning:
         warn_closed_world(j, measures, caller)
@@ -133,26 +135,39 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     if per_query:
         table.attrs["rankviz"] = meta
         return table
-    names = list(values)
-    if j.systems is None:
-        result = pd.DataFrame([table[names].mean().to_numpy()], columns=names)
-    else:
-        result = table.groupby("system", sort=False)[names].mean().reindex(list(j.systems)).reset_index()
+    result = _aggregate_rows(table, measures, j.systems)
     result.attrs["rankviz"] = meta
     return result
 
 
-def _system_means(j, keep: np.ndarray, values: np.ndarray, name: str) -> pd.Series:
-    """Mean of one measure per system over the kept cells (NaN for a system with none)."""
-    means = [float(values[cells].mean()) if len(cells) else float("nan") for _, cells in system_cells(j, keep)]
-    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=name)
+def _aggregate_rows(table: pd.DataFrame, measures: list[Measure], systems) -> pd.DataFrame:
+    """One row per system: each measure aggregated as its family declares (mean, trec_eval's geometric mean, sum)."""
+    names = [m.name for m in measures]
+    if systems is None:
+        return pd.DataFrame([[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]], columns=names)
+    grouped = table.groupby("system", sort=False)[names]
+    if all(m.aggregate == "mean" for m in measures):
+        result = grouped.mean()
+    else:
+        result = grouped.agg({m.name: functools.partial(_aggregate_series, how=m.aggregate) for m in measures})
+    return result.reindex(list(systems)).reset_index()
+
+
+def _aggregate_series(values: pd.Series, how: str) -> float:
+    return aggregate(values.to_numpy(), how)
+
+
+def _system_means(j, keep: np.ndarray, values: np.ndarray, measure: Measure) -> pd.Series:
+    """One measure aggregated per system over the kept cells, as its family declares (NaN for a system with none)."""
+    means = [aggregate(values[cells], measure.aggregate) for _, cells in system_cells(j, keep)]
+    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> pd.Series:
     """One measure's mean per system (see the module docstring for the return type)."""
     (measure,) = with_rel([measure], options.rel)
     j, keep, values = _evaluated(run, [measure], qrels, options, caller)
-    return _system_means(j, keep, values[measure.name], measure.name)
+    return _system_means(j, keep, values[measure.name], measure)
 
 
 @with_eval_options
@@ -281,6 +296,9 @@ def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) ->
             **_interval_columns("zero_share", row["zero_share"], result.zero_share_interval),
             **_interval_columns("nonzero_mean", row["nonzero_mean"], result.nonzero_interval),
         }
+    judged = measures[-1]  # next to the zero share: was the top k even judged?
+    row = {**{k: v for k, v in row.items() if not k.startswith("nonzero_mean")}, judged.name: np.nan,
+           **{k: v for k, v in row.items() if k.startswith("nonzero_mean")}}
     for m in measures[1:]:
         row[m.name] = values[m.name][cells].mean() if len(cells) else np.nan
     found = first[cells][~np.isnan(first[cells])]
@@ -305,8 +323,10 @@ def summary(
     Columns (with ``rel=2`` the measure names carry it: ``RR(rel=2)@10``):
 
     - ``RR@k`` (its mean is the MRR), ``zero_share`` (the share of queries with
-      ``RR@k = 0``) and ``nonzero_mean`` (MRR over the queries with ``RR@k > 0``),
-      so that ``MRR = (1 - zero_share) x nonzero_mean``;
+      ``RR@k = 0``), ``Judged@k`` (the mean share of the top ``k`` that has a
+      judgement: a zero over unjudged items may be an unjudged good answer) and
+      ``nonzero_mean`` (MRR over the queries with ``RR@k > 0``), so that
+      ``MRR = (1 - zero_share) x nonzero_mean``;
     - ``Success@k``, ``R@k``, ``nDCG@k``;
     - ``mean_first_relevant_rank``, ``median_first_relevant_rank`` (over the
       queries where one was retrieved, at any depth);
@@ -332,7 +352,9 @@ def summary(
     run      0.55         0.2        0.6875
     """
     k = check_cutoff(k, "summary", allow_none=False)
-    measures = with_rel([Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)], options.rel)
+    measures = with_rel(
+        [Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)], options.rel
+    ) + [Measure("Judged", cutoff=k)]
     # The table's "judgements" column says whether they were closed-world; no warning on top of it.
     j, keep, values = _evaluated(run, measures, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
@@ -348,7 +370,7 @@ def summary(
     table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
     table.attrs["rankviz"] = metadata(j, measures, options)
     if options.ties == "trec_eval":
-        _warn_if_ties_matter(j, measures, keep)
+        _warn_if_ties_matter(j, measures[:-1], keep)
     return table
 
 
@@ -549,6 +571,9 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
         relevance = [grades.get(d) for d in docs]
     else:
         relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
+    if options.judged_only:  # trec_eval -J: the unjudged items leave the list, the others close ranks
+        kept = [i for i, grade in enumerate(relevance) if grade is not None and grade >= 0]
+        docs, key, relevance = docs[kept], key[kept], [relevance[i] for i in kept]
     shown = [None if d.startswith(MISSING_DOC) else d for d in docs.tolist()]  # an empty slot of a retrieved list
     table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(shown, dtype="str")})
     if arrays.ordered_by == "score":

@@ -45,9 +45,10 @@ def compute(j: Judged, measure: Measure, ties: str = "trec_eval") -> np.ndarray:
                 f"{measure.name}: ties='expected' is not available, because the {family.name} family declares no "
                 "expected (tie-aware) kernel. Use ties='trec_eval', 'optimistic' or 'pessimistic'."
             )
-        if not len(j.hit_cell):
-            return np.zeros(j.n_cells)
-        values = family.expected(j, tie_groups(j, measure.rel), measure)
+        if not len(j.hit_cell):  # no hit, no tie that matters: every order gives the same values
+            values = family.kernel(j, positions(j, "trec_eval"), measure)
+        else:
+            values = family.expected(j, tie_groups(j, measure.rel), measure)
     else:
         values = family.kernel(j, positions(j, ties), measure)
     values = np.asarray(values, dtype=np.float64)

@@ -130,14 +130,21 @@ def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10
     n_worst = check_int(n_worst, "n_worst", "tie_report", low=0)
     rel = 1 if options.rel is None else options.rel
     measures = with_rel(parse_measures(measures or [f"RR@{k}", f"nDCG@{k}", f"P@{k}", f"R@{k}", "AP"]), options.rel)
-    j, arrays = judge_run(run, qrels, options, rel_min=min(m.rel for m in measures), caller="tie_report", with_arrays=True)
+    j, arrays = judge_run(run, qrels, options, rel_min=min(m.hit_min for m in measures), caller="tie_report", with_arrays=True)
     keep = kept_cells(j, options.missing, "tie_report")
     tied_rows, straddling = _row_ties(arrays, j, k)
     first_tied = _first_relevant_tied(j, rel)
-    values = {mode: {m.name: kernels.compute(j, m, mode) for m in measures} for mode in kernels.TIES}
+    values = {mode: {m.name: _values(j, m, mode) for m in measures} for mode in kernels.TIES}
 
     summary = _tie_summary(j, keep, k, measures, values, tied_rows, straddling, first_tied)
     return TieReport(summary, _worst_queries(j, keep, measures, values, tied_rows, n_worst))
+
+
+def _values(j: Judged, measure, mode: str) -> np.ndarray:
+    """The measure under one tie mode; NaN for ``'expected'`` where its family has no closed form (bpref, ERR, ...)."""
+    if mode == "expected" and measure.declaration.expected is None:
+        return np.full(j.n_cells, np.nan)
+    return kernels.compute(j, measure, mode)
 
 
 def _tie_summary(j: Judged, keep, k, measures, values, tied_rows, straddling, first_tied) -> pd.DataFrame:

@@ -45,3 +45,40 @@ def _close_figures():
 
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
+
+
+TREC_EVAL_SOURCE = (ROOT / ".." / "shared" / "tools" / "trec_eval").resolve()
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory) -> Path:
+    """The C trec_eval 10: ``$TREC_EVAL`` if set, else built with ``make`` from ../shared/tools/trec_eval.
+
+    The build goes to a temporary folder outside the repository, once per test session.
+    Without a compiler or the source the tests that need it skip, saying why; under CI
+    (``CI=true``) they fail.
+    """
+    import shutil
+    import subprocess
+
+    def unavailable(message: str):
+        if IN_CI:
+            pytest.fail(message + "; CI=true requires the C trec_eval", pytrace=False)
+        pytest.skip(message)
+
+    given = os.environ.get("TREC_EVAL")
+    if given:
+        if not os.access(given, os.X_OK):
+            unavailable(f"TREC_EVAL={given} is not an executable file")
+        return Path(given)
+    if not (TREC_EVAL_SOURCE / "Makefile").exists():
+        unavailable(f"trec_eval source not found at {TREC_EVAL_SOURCE} (set TREC_EVAL to a built binary instead)")
+    if shutil.which("make") is None or shutil.which("gcc") is None and shutil.which("cc") is None:
+        unavailable("cannot build trec_eval: make or a C compiler is missing (set TREC_EVAL to a built binary)")
+    build = tmp_path_factory.mktemp("trec_eval_build")
+    shutil.copytree(TREC_EVAL_SOURCE, build, dirs_exist_ok=True)
+    proc = subprocess.run(["make", "trec_eval"], cwd=build, capture_output=True, text=True, check=False)
+    binary = build / "trec_eval"
+    if proc.returncode != 0 or not binary.exists():
+        unavailable(f"building trec_eval with make failed: {proc.stderr[-500:]}")
+    return binary

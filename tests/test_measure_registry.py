@@ -1,7 +1,7 @@
 """Measure families are declared once: a family registered at runtime works everywhere.
 
-The toy family ``NumRelRet`` (relevant items retrieved in the top ``k``, not divided;
-trec_eval's ``num_rel_ret`` without a cutoff) is registered by a fixture and used
+The toy family ``RelCount`` (relevant items retrieved in the top ``k``, not divided;
+what trec_eval calls ``num_rel_ret`` without a cutoff) is registered by a fixture and used
 through the parser, ``rankviz.evaluate``, the ``df.rank`` accessor and the CLI with
 no other code touched; its values are checked against a brute-force count and
 against trec_eval's own output. The rest pins the registry's errors and the
@@ -39,38 +39,38 @@ from rankviz.measures import (
 
 from .conftest import shared_path
 
-BUILT_IN = ("RR", "nDCG", "AP", "P", "R", "Success", "Rprec")
+BUILT_IN = tuple(f.name for f in families())
 
 
-def _num_rel_ret(j, hits, m):
+def _rel_count(j, hits, m):
     """Relevant hits within min(k, depth), per cell (numpy only, no rankviz helper)."""
     limit = min(v for v in (m.cutoff, j.depth, np.inf) if v is not None)
     use = (hits.grade >= m.rel) & (hits.pos <= limit)
     return np.bincount(hits.cell[use], minlength=j.n_cells).astype(np.float64)
 
 
-def _toy(name="NumRelRet", **changes) -> Family:
+def _toy(name="RelCount", **changes) -> Family:
     declaration = {
         "name": name,
         "params": {"rel": Param(int, 1, "minimum grade that counts as relevant")},
-        "aliases": ("RelRet",),
-        "trec_name": "num_rel_ret",
-        "trec_cut_name": "num_rel_ret_{k}",
+        "aliases": ("RelHits",),
+        "trec_name": "rel_count",
+        "trec_cut_name": "rel_count_{k}",
         "needs_cutoff": False,
         "judgement_denominator": False,
-        "kernel": _num_rel_ret,
+        "kernel": _rel_count,
         "expected": None,
-        "doc": "NumRelRet@k = |{i <= k : g_i >= rel}| (trec_eval num_rel_ret, Voorhees & Harman, TREC 2005).",
+        "doc": "RelCount@k = |{i <= k : g_i >= rel}| (what trec_eval calls num_rel_ret, Voorhees & Harman, TREC 2005).",
     }
     declaration.update(changes)
     return Family(**declaration)
 
 
 @pytest.fixture
-def num_rel_ret():
+def rel_count():
     family = register_family(_toy())
     yield family
-    unregister_family("NumRelRet")
+    unregister_family("RelCount")
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def weighted():
             aliases=(),
             trec_name=None,
             trec_cut_name=None,
-            kernel=lambda j, hits, m: _num_rel_ret(j, hits, m) * dict(m.params)["weight"],
+            kernel=lambda j, hits, m: _rel_count(j, hits, m) * dict(m.params)["weight"],
         )
     )
     yield family
@@ -131,44 +131,44 @@ def _brute_force(run: pd.DataFrame, qrels: pd.DataFrame, k: int | None, rel: int
 # ----------------------------------------------------------------------------- a family added at runtime
 
 
-def test_toy_family_parses_by_canonical_alias_and_trec_names(num_rel_ret):
-    m = rankviz.parse_measure("NumRelRet@5")
-    assert m == Measure("NumRelRet", cutoff=5)
-    assert m.declaration is num_rel_ret
-    for name in ("num_rel_ret_5", "num_rel_ret.5", "relret@5", "NUMRELRET@5"):
+def test_toy_family_parses_by_canonical_alias_and_trec_names(rel_count):
+    m = rankviz.parse_measure("RelCount@5")
+    assert m == Measure("RelCount", cutoff=5)
+    assert m.declaration is rel_count
+    for name in ("rel_count_5", "rel_count.5", "relhits@5", "RELCOUNT@5"):
         assert rankviz.parse_measure(name) == m
-    assert rankviz.parse_measure("num_rel_ret") == Measure("NumRelRet")
-    assert repr(m) == "NumRelRet@5" and m.trec_name == "num_rel_ret_5"
-    assert parse_measure("NumRelRet(rel=2)@5").trec_name == "NumRelRet(rel=2)@5"
-    assert Measure("NumRelRet").trec_name == "num_rel_ret"
-    assert num_rel_ret in families() and get_family("NumRelRet") is num_rel_ret
+    assert rankviz.parse_measure("rel_count") == Measure("RelCount")
+    assert repr(m) == "RelCount@5" and m.trec_name == "rel_count_5"
+    assert parse_measure("RelCount(rel=2)@5").trec_name == "RelCount(rel=2)@5"
+    assert Measure("RelCount").trec_name == "rel_count"
+    assert rel_count in families() and get_family("RelCount") is rel_count
 
 
 @pytest.mark.parametrize("k, rel", [(1, 1), (3, 1), (5, 1), (5, 2), (None, 1)])
-def test_toy_family_evaluates_like_a_brute_force_count(num_rel_ret, files, k, rel):
+def test_toy_family_evaluates_like_a_brute_force_count(rel_count, files, k, rel):
     run, qrels, _, _ = files
-    name = "NumRelRet" + ("" if rel == 1 else f"(rel={rel})") + ("" if k is None else f"@{k}")
+    name = "RelCount" + ("" if rel == 1 else f"(rel={rel})") + ("" if k is None else f"@{k}")
     table = rankviz.evaluate(run, [name, "P@5"], qrels, per_query=True)
     assert dict(zip(table["query_id"], table[name])) == _brute_force(run, qrels, k, rel)
 
 
-def test_toy_family_through_the_accessor(num_rel_ret, files):
+def test_toy_family_through_the_accessor(rel_count, files):
     run, qrels, _, _ = files
     expected = _brute_force(run, qrels, 5)
-    per_query = run.rank.evaluate(["NumRelRet@5", "RR"], qrels=qrels, per_query=True)
-    assert dict(zip(per_query["query_id"], per_query["NumRelRet@5"])) == expected
-    means = run.rank.evaluate(["NumRelRet@5"], qrels=qrels)
-    assert means["NumRelRet@5"].item() == pytest.approx(np.mean(list(expected.values())))
+    per_query = run.rank.evaluate(["RelCount@5", "RR"], qrels=qrels, per_query=True)
+    assert dict(zip(per_query["query_id"], per_query["RelCount@5"])) == expected
+    means = run.rank.evaluate(["RelCount@5"], qrels=qrels)
+    assert means["RelCount@5"].item() == pytest.approx(np.mean(list(expected.values())))
 
 
-def test_toy_family_through_the_cli(num_rel_ret, files, capsys):
+def test_toy_family_through_the_cli(rel_count, files, capsys):
     run, qrels, run_path, qrels_path = files
-    assert rankviz.cli.main(["eval", "-m", "NumRelRet@5", "-m", "RelRet", str(qrels_path), str(run_path)]) == 0
+    assert rankviz.cli.main(["eval", "-m", "RelCount@5", "-m", "RelHits", str(qrels_path), str(run_path)]) == 0
     lines = dict(line.split("\t", 1) for line in capsys.readouterr().out.splitlines())
     lines = {name.strip(): value for name, value in lines.items()}
-    assert lines["num_rel_ret_5"] == f"all\t{np.mean(list(_brute_force(run, qrels, 5).values())):.4f}"
-    assert lines["num_rel_ret"] == f"all\t{np.mean(list(_brute_force(run, qrels, None).values())):.4f}"
-    assert rankviz.cli.trec_name("NumRelRet@5") == "num_rel_ret_5"
+    assert lines["rel_count_5"] == f"all\t{np.mean(list(_brute_force(run, qrels, 5).values())):.4f}"
+    assert lines["rel_count"] == f"all\t{np.mean(list(_brute_force(run, qrels, None).values())):.4f}"
+    assert rankviz.cli.trec_name("RelCount@5") == "rel_count_5"
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ def test_toy_family_through_the_cli(num_rel_ret, files, capsys):
         ("out.test.aql", "qrels.rel_level", "results.test", {"rel": 2}),
     ],
 )
-def test_toy_family_matches_trec_eval_num_rel_ret(num_rel_ret, out, qrels, run, options):
+def test_toy_family_matches_trec_eval_num_rel_ret(rel_count, out, qrels, run, options):
     options = dict(options)
     rel = options.pop("rel", 1)
     expected = {}
@@ -188,7 +188,7 @@ def test_toy_family_matches_trec_eval_num_rel_ret(num_rel_ret, out, qrels, run, 
         name, qid, value = line.split()
         if name == "num_rel_ret" and qid != "all":
             expected[qid] = float(value)
-    measure = Measure("NumRelRet", rel=rel)
+    measure = Measure("RelCount", rel=rel)
     table = rankviz.evaluate(
         rankviz.read_run(shared_path("trec_eval", run)), [measure], shared_path("trec_eval", qrels), per_query=True, **options
     )
@@ -198,12 +198,12 @@ def test_toy_family_matches_trec_eval_num_rel_ret(num_rel_ret, out, qrels, run, 
 
 def test_toy_family_is_gone_after_unregistering():
     register_family(_toy())
-    unregister_family("NumRelRet")
-    for name in ("NumRelRet@5", "num_rel_ret_5", "relret@5"):
+    unregister_family("RelCount")
+    for name in ("RelCount@5", "rel_count_5", "relhits@5"):
         with pytest.raises(rankviz.UnknownMeasureError):
             parse_measure(name)
-    with pytest.raises(rankviz.UnknownMeasureError, match=r"Unknown measure family 'NumRelRet'"):
-        unregister_family("NumRelRet")
+    with pytest.raises(rankviz.UnknownMeasureError, match=r"Unknown measure family 'RelCount'"):
+        unregister_family("RelCount")
     assert [f.name for f in families()] == list(BUILT_IN)
 
 
@@ -238,26 +238,26 @@ def test_name_clash_is_refused(changes, taken):
     assert [f.name for f in families()] == list(BUILT_IN)
 
 
-def test_registering_twice_is_refused(num_rel_ret):
-    with pytest.raises(rankviz.InputError, match=r"the name '\w+' already belongs to 'NumRelRet'"):
+def test_registering_twice_is_refused(rel_count):
+    with pytest.raises(rankviz.InputError, match=r"the name '\w+' already belongs to 'RelCount'"):
         register_family(_toy())
 
 
-def test_unknown_parameter(num_rel_ret):
-    with pytest.raises(rankviz.InputError, match=r"NumRelRet takes no 'gain' parameter \(it takes: rel\)"):
-        parse_measure("NumRelRet(gain='exp')@5")
-    with pytest.raises(rankviz.InputError, match=r"NumRelRet takes no 'depth' parameter \(it takes: rel\)"):
-        Measure("NumRelRet", 5, depth=3)
-    with pytest.raises(rankviz.InputError, match=r"NumRelRet takes no 'gain' parameter"):
-        Measure("NumRelRet", 5)(gain="linear")
-    assert Measure("NumRelRet", 5, gain="linear") == Measure("NumRelRet", 5)  # the value every measure reads
+def test_unknown_parameter(rel_count):
+    with pytest.raises(rankviz.InputError, match=r"RelCount takes no 'gain' parameter \(it takes: rel\)"):
+        parse_measure("RelCount(gain='exp')@5")
+    with pytest.raises(rankviz.InputError, match=r"RelCount takes no 'depth' parameter \(it takes: rel\)"):
+        Measure("RelCount", 5, depth=3)
+    with pytest.raises(rankviz.InputError, match=r"RelCount takes no 'gain' parameter"):
+        Measure("RelCount", 5)(gain="linear")
+    assert Measure("RelCount", 5, gain="linear") == Measure("RelCount", 5)  # the value every measure reads
 
 
-def test_bad_parameter_type(num_rel_ret, weighted):
-    with pytest.raises(rankviz.InputError, match=r"Cannot read the parameter value 'two' in measure 'NumRelRet\(rel=two\)@5'"):
-        parse_measure("NumRelRet(rel=two)@5")
-    with pytest.raises(rankviz.InputError, match=r"The 'rel' parameter of NumRelRet must be an int\. Got '2' instead\."):
-        Measure("NumRelRet", 5, rel="2")
+def test_bad_parameter_type(rel_count, weighted):
+    with pytest.raises(rankviz.InputError, match=r"Cannot read the parameter value 'two' in measure 'RelCount\(rel=two\)@5'"):
+        parse_measure("RelCount(rel=two)@5")
+    with pytest.raises(rankviz.InputError, match=r"The 'rel' parameter of RelCount must be an int\. Got '2' instead\."):
+        Measure("RelCount", 5, rel="2")
     with pytest.raises(rankviz.InputError, match=r"The 'weight' parameter of Weighted must be a float\. Got 'x' instead\."):
         Measure("Weighted", 5, weight="x")
     with pytest.raises(rankviz.InputError, match=r"The 'mode' parameter of Weighted must be one of 'plain', 'fancy'\. Got 'fanci' instead\. Did you mean 'fancy'\?"):
@@ -265,7 +265,7 @@ def test_bad_parameter_type(num_rel_ret, weighted):
 
 
 def test_bad_declarations():
-    with pytest.raises(TypeError, match=r"Param type must be int, float or str"):
+    with pytest.raises(TypeError, match=r"Param type must be int, float, str or dict"):
         Param(list, [], "a list")
     with pytest.raises(rankviz.InputError, match=r"The 'rel' parameter of Bad must be an int"):
         _toy("Bad", params={"rel": Param(int, "1", "default of the wrong type")})
@@ -276,17 +276,17 @@ def test_bad_declarations():
     with pytest.raises(rankviz.InputError, match=r"The name 'Bad@1' of a measure family must match"):
         _toy("Bad@1")
     with pytest.raises(rankviz.InputError, match=r"register_family takes a Family declaration"):
-        register_family("NumRelRet")
+        register_family("RelCount")
 
 
-def test_expected_ties_need_an_expected_kernel(num_rel_ret, files):
+def test_expected_ties_need_an_expected_kernel(rel_count, files):
     run, qrels, _, _ = files
     with pytest.raises(
-        rankviz.InputError, match=r"NumRelRet@5: ties='expected' is not available, because the NumRelRet family declares no expected"
+        rankviz.InputError, match=r"RelCount@5: ties='expected' is not available, because the RelCount family declares no expected"
     ):
-        rankviz.evaluate(run, ["NumRelRet@5"], qrels, ties="expected")
+        rankviz.evaluate(run, ["RelCount@5"], qrels, ties="expected")
     for ties in ("trec_eval", "optimistic", "pessimistic"):
-        rankviz.evaluate(run, ["NumRelRet@5"], qrels, ties=ties)
+        rankviz.evaluate(run, ["RelCount@5"], qrels, ties=ties)
 
 
 def test_kernel_must_return_one_value_per_cell(files):
@@ -301,7 +301,7 @@ def test_kernel_must_return_one_value_per_cell(files):
 
 def test_get_family_is_exact():
     assert get_family("nDCG").name == "nDCG"
-    with pytest.raises(rankviz.UnknownMeasureError, match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec\."):
+    with pytest.raises(rankviz.UnknownMeasureError, match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec, NumQ, .*, ERR\."):
         get_family("ndcg")
 
 
@@ -338,8 +338,13 @@ def test_every_built_in_family_round_trips(family):
     declaration = get_family(family)
     assert declaration.doc.startswith(f"{family}: ") and "20" in declaration.doc  # formula and a dated citation
     cutoffs = (1, 10, 1000) if declaration.needs_cutoff else (None, 1, 10, 1000)
-    variants = [{}] + [{key: p.choices[-1] if p.choices else 2} for key, p in declaration.params.items()]
+    other = {int: 2, float: 0.5, str: "x", dict: {1: 2}}
+    variants = [{}] + [{key: p.choices[-1] if p.choices else other[p.type]} for key, p in declaration.params.items()]
     for k in cutoffs:
+        if k is not None and declaration.cutoff_type is float:
+            k = min(k, declaration.cutoff_range[1]) / 1000.0 + 0.25  # a real cutoff inside its range
+        if k is not None and declaration.cutoff_type is None:
+            continue
         for params in variants:
             m = Measure(family, k, **params)
             assert parse_measure(m.trec_name) == m

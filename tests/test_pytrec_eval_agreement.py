@@ -75,3 +75,30 @@ def test_first_relevant_rank_matches_reciprocal_rank(data):
             assert first.isna().loc[qid]
         else:
             assert math.isclose(1.0 / first.loc[qid], value)
+
+
+# Every measure pytrec_eval (trec_eval 9.0.8) computes, but iprec_at_recall and 11pt_avg, whose recall
+# cutoffs trec_eval 10 rounds differently (lround instead of adding 0.9; tested against the C program).
+PYTREC_ALL = sorted(set(pytrec_eval.supported_measures) - {"runid", "relstring", "iprec_at_recall", "11pt_avg"})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=run_and_qrels(), rel=st.sampled_from([1, 2]), judged_only=st.booleans())
+def test_every_pytrec_eval_measure_agrees_per_query(data, rel, judged_only):
+    """All of pytrec_eval's measures, with its -l and -J, per query (gm_* per query are its logs)."""
+    run, qrels = data
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        rankviz.qrels_to_dict(qrels), set(PYTREC_ALL), relevance_level=rel, judged_docs_only_flag=judged_only
+    )
+    expected = evaluator.evaluate(rankviz.run_to_dict(run))
+    names = sorted({name for values in expected.values() for name in values})
+    measures = {name: rankviz.parse_measure(name) for name in names}
+    table = rankviz.evaluate(run, list(measures.values()), qrels, per_query=True, rel=rel, judged_only=judged_only)
+    table = table.set_index("query_id")
+    columns = {name: rankviz.measures.Measure(m.family, m.cutoff, params={**dict(m.params), **({"rel": rel} if "rel" in dict(m.params) else {})}).name for name, m in measures.items()}
+    for qid, values in expected.items():
+        for name, value in values.items():
+            got = table.loc[qid, columns[name]]
+            if name.startswith("gm_"):
+                got = math.log(max(got, 1e-5))
+            assert math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-9), (qid, name, got, value, rel, judged_only)

@@ -612,3 +612,21 @@ def test_sorting_the_run_in_place_after_explore_changes_nothing_shown(small):
         for query in reference.worst_first(system, 10)["query_id"]:
             expected = reference.ranked(system, query)[["rank", "doc_id"]]
             pd.testing.assert_frame_equal(model.ranked(system, query)[["rank", "doc_id"]], expected)
+
+
+def test_ranked_list_marks_and_counts_unjudged_items():
+    """Items outside the qrels and items judged with a negative grade (trec_eval: unjudged) are marked and counted."""
+    from rankviz.widgets.render import ranked_list_table
+
+    table = pd.DataFrame(
+        {
+            "rank": [1, 2, 3, 4],
+            "doc_id": ["a", "b", "c", "d"],
+            "relevance": pd.array([None, -1, 1, 0], dtype="Int64"),
+            "relevant": [False, False, True, False],
+        }
+    )
+    html = ranked_list_table(table)
+    assert html.count('class="rankviz-nonrelevant rankviz-unjudged"') == 2
+    assert "unjudged (-1)" in html and "2 of these 4 items are unjudged." in html
+    assert "unjudged" not in ranked_list_table(table.iloc[2:])

@@ -1,7 +1,7 @@
 """Measures as small immutable values, declared once in a registry.
 
-A measure is a family (``RR``, ``nDCG``, ``AP``, ``P``, ``R``, ``Success``, ``Rprec``)
-plus parameters (a cutoff ``k``, a relevance threshold ``rel``, a ``gain``). Its repr
+A measure is a family (``RR``, ``nDCG``, ``AP``, ``P``, ``R``, ``Success``, ``Rprec``,
+and the rest of trec_eval's measures, listed below) plus parameters (a cutoff ``k``, a relevance threshold ``rel``, a ``gain``). Its repr
 is the canonical name in ir_measures' spelling, so names round-trip and serve as
 dict keys and column labels::
 
@@ -45,14 +45,43 @@ Success
     1 if any relevant item is in the top ``k`` (trec_eval ``success``).
 Rprec
     Relevant items in the top ``R``, divided by ``R`` (trec_eval ``Rprec``).
+
+The rest of trec_eval's ``all_trec`` set, one module each (or per group): ``counts``
+(NumQ, NumRet, NumRel, NumRelRet, NumNonrelJudgedRet), ``geometric`` (GMAP, GMBpref),
+``bpref``, ``infap``, ``iprec`` (IPrec@x, IPrecAvg = 11pt_avg), ``rprec`` (RprecMult),
+``precision`` (RelP), ``utility``, ``gain`` (binG, G), ``ndcg_variants`` (nDCGRel,
+RnDCG), ``sets`` (SetP, SetRelP, SetR, SetAP, SetF), ``rbp`` (RBP, RBPResid),
+``judged`` (Unj, and ir_measures' Judged); beyond trec_eval, ``err`` (ERR@k) and
+nDCG's ``gains={grade: gain}``. :func:`aggregate` is how a family's per-query values
+become one number (its ``aggregate``: mean, trec_eval's geometric mean, or sum).
 """
 
 from __future__ import annotations
 
-from . import ap, ndcg, precision, recall, rprec, rr, success
+from . import (
+    ap,
+    bpref,
+    counts,
+    err,
+    gain,
+    geometric,
+    infap,
+    iprec,
+    judged,
+    ndcg,
+    ndcg_variants,
+    precision,
+    rbp,
+    recall,
+    rprec,
+    rr,
+    sets,
+    success,
+    utility,
+)
 from ._measure import Measure
 from ._parse import parse_measure, parse_measures
-from ._registry import Family, Param, families, get_family, register_family, unregister_family
+from ._registry import Family, FrozenMap, Param, aggregate, families, get_family, register_family, unregister_family
 
 __all__ = [
     "Measure",
@@ -67,15 +96,23 @@ __all__ = [
     "parse_measures",
     "Family",
     "Param",
+    "FrozenMap",
+    "aggregate",
     "register_family",
     "unregister_family",
     "get_family",
     "families",
 ]
 
+# Registration order is the order families are listed in (errors, families()); trec_eval's own
+# output order lives with its output (rankviz.trec_output).
 for _module in (rr, ndcg, ap, precision, recall, success, rprec):
     register_family(_module.FAMILY)
-del _module
+for _module in (counts, geometric, bpref, infap, iprec, rprec, precision, utility, gain, ndcg_variants, sets, rbp, judged, err):
+    for _family in getattr(_module, "FAMILIES", None) or (_module.FAMILY,):
+        if _family.name not in {f.name for f in families()}:
+            register_family(_family)
+del _module, _family
 
 RR = Measure("RR")
 nDCG = Measure("nDCG")

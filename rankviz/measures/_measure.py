@@ -7,8 +7,9 @@ import types
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from .._errors import InputError
-from .._validation import check_cutoff
 from ._registry import Family, get_family
 
 __all__ = ["Measure", "READABLE_DEFAULTS"]
@@ -40,8 +41,9 @@ class Measure:
         A registered family (:func:`rankviz.measures.families`): ``'RR'``, ``'nDCG'``,
         ``'AP'``, ``'P'``, ``'R'``, ``'Success'``, ``'Rprec'`` or one added with
         :func:`rankviz.measures.register_family`.
-    cutoff : int >= 1 or None
-        Rank cutoff ``k``; None means the whole ranked list.
+    cutoff : int >= 1, float or None
+        Rank cutoff ``k``; None means the whole ranked list. Families with a real
+        cutoff read it as their own (``IPrec@0.1``: the recall level).
     rel : int, optional
         Minimum grade that counts as relevant (trec_eval ``-l``), for families that
         take it (all but nDCG).
@@ -79,7 +81,7 @@ class Measure:
     def __init__(self, family: str, cutoff: int | None = None, rel=_UNSET, gain=_UNSET, *, params: Mapping | tuple = (), **kwargs):
         declaration = get_family(family)
         # P, R and Success without a cutoff exist only as templates (``P @ 5``); evaluating one is refused.
-        cutoff = check_cutoff(cutoff, family, name="cutoff")
+        cutoff = declaration.check_cutoff(cutoff)
         given = {**dict(params), **{k: v for k, v in (("rel", rel), ("gain", gain)) if v is not _UNSET}, **kwargs}
         for key, value in given.items():
             if key not in declaration.params and not _is_readable_default(key, value):
@@ -147,7 +149,9 @@ class Measure:
         template = family.trec_name if self.cutoff is None else family.trec_cut_name
         if template is None or not self.is_default:
             return self.name
-        return template.format(k=self.cutoff)
+        if family.cutoff_type is float and float(family.format_cutoff(self.cutoff)) != self.cutoff:
+            return self.name  # trec_eval prints two decimals: iprec_at_recall_0.10
+        return template.format(k=family.format_cutoff(self.cutoff))
 
     @property
     def needs_cutoff(self) -> bool:
@@ -157,8 +161,20 @@ class Measure:
     def check_complete(self) -> Measure:
         """Raise if this is a template that cannot be evaluated (``P`` without a cutoff)."""
         if self.needs_cutoff and self.cutoff is None:
-            raise InputError(f"{self.family} needs a cutoff: write it as {self.family}@k, for example '{self.family}@10'.")
+            example = f"{self.family}@10" if self.declaration.cutoff_type is int else self.declaration.examples[0]
+            raise InputError(f"{self.family} needs a cutoff: write it as {self.family}@k, for example {example!r}.")
         return self
+
+    @property
+    def aggregate(self) -> str:
+        """How the family turns per-query values into one number: ``'mean'``, ``'gmean'`` or ``'sum'``."""
+        return self.declaration.aggregate
+
+    @property
+    def hit_min(self) -> float:
+        """The lowest grade the kernel needs among the hits: ``rel``, 0 (every judged row) or -inf (negative grades too)."""
+        rows = self.declaration.rows_of(self)
+        return {"relevant": float(self.rel), "judged": 0.0}.get(rows, -np.inf)
 
     @property
     def uses_judgement_denominator(self) -> bool:

@@ -12,8 +12,8 @@ from ._registry import NAME_PATTERN, Family, example_names, families, find_cut_f
 
 __all__ = ["parse_measure", "parse_measures"]
 
-# trec_eval names at a cutoff: ndcg_cut_10, P_5, recall_100 (output), ndcg_cut.10, P.5 (its -m option).
-_TREC_CUT = re.compile(rf"^\s*(?P<prefix>{NAME_PATTERN}?)[_.](?P<k>\d+)\s*$")
+# trec_eval names at a cutoff: ndcg_cut_10, P_5, iprec_at_recall_0.10 (output), ndcg_cut.10, P.5 (its -m option).
+_TREC_CUT = re.compile(r"[_.](?P<k>\d+(?:\.\d+)?)$")
 _SYNTAX = re.compile(rf"^\s*(?P<name>{NAME_PATTERN})\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
 
 
@@ -54,10 +54,9 @@ def parse_measure(measure: str | Measure) -> Measure:
         return measure
     if not isinstance(measure, str):
         raise InputError(f"A measure must be a name such as 'RR@10' or a Measure. Got {measure!r} instead.")
-    trec = _TREC_CUT.match(measure)
-    family = find_cut_family(trec.group("prefix")) if trec else None
-    if family is not None:
-        return Measure(family.name, cutoff=int(trec.group("k")))
+    trec = _trec_cut(measure.strip())
+    if trec is not None:
+        return trec
     match = _SYNTAX.match(measure)
     family = find_family(match.group("name")) if match else None
     if family is None:
@@ -66,6 +65,23 @@ def parse_measure(measure: str | Measure) -> Measure:
     cutoff = _cutoff(match.group("k"), family, measure)
     base = Measure(family.name, cutoff=cutoff)
     return base(**params) if params else base
+
+
+def _trec_cut(text: str) -> Measure | None:
+    """A trec_eval name at a cutoff (``P_5``, ``ndcg_cut.10``, ``iprec_at_recall_0.10``), or None.
+
+    Every split of ``prefix[_.]number`` is tried, so real cutoffs (``0.10``) and prefixes
+    that end in a digit are both read.
+    """
+    for sep in (i for i, c in enumerate(text) if c in "_."):
+        tail = _TREC_CUT.fullmatch(text, sep)
+        family = find_cut_family(text[:sep]) if tail else None
+        if family is not None:
+            k = tail.group("k")
+            if family.cutoff_type is int and "." in k:
+                continue
+            return Measure(family.name, cutoff=int(k) if family.cutoff_type is int else float(k))
+    return None
 
 
 def _unknown(measure: str, head: str) -> UnknownMeasureError:
@@ -81,25 +97,27 @@ def _unknown(measure: str, head: str) -> UnknownMeasureError:
     )
 
 
-def _cutoff(text: str | None, family: Family, measure: str) -> int | None:
+def _cutoff(text: str | None, family: Family, measure: str):
     cutoff = None
     if text is not None:
         try:
-            cutoff = int(text)
+            cutoff = float(text) if family.cutoff_type is float else int(text)
         except ValueError:
-            raise InputError(f"The cutoff after '@' must be an integer >= 1, as in 'RR@10'. Got {measure!r}.") from None
+            kind = "a number" if family.cutoff_type is float else "an integer >= 1"
+            raise InputError(
+                f"The cutoff after '@' must be {kind}, as in {family.examples[0]!r}. Got {measure!r}."
+            ) from None
     if family.needs_cutoff and cutoff is None:
         name = family.name
-        raise InputError(f"{name} needs a cutoff: write it as {name}@k, for example '{name}@10'. Got {measure!r}.")
-    if cutoff is not None and cutoff < 1:
-        raise InputError(f"The cutoff of {measure!r} must be an int in the range [1, inf). Got {cutoff} instead.")
-    return cutoff
+        example = f"{name}@10" if family.cutoff_type is int else family.examples[0]
+        raise InputError(f"{name} needs a cutoff: write it as {name}@k, for example {example!r}. Got {measure!r}.")
+    return family.check_cutoff(cutoff, repr(measure))
 
 
 def _params(text: str, family: Family, measure: str) -> dict:
     """``key=value`` pairs, each value read as the type its family declares."""
     params = {}
-    for item in text.split(","):
+    for item in _split_params(text):
         if not item.strip():
             continue
         if "=" not in item:
@@ -109,6 +127,24 @@ def _params(text: str, family: Family, measure: str) -> dict:
             raise family.refuse(key)
         params[key] = family.params[key].read(value, measure)
     return params
+
+
+def _split_params(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes (``gains={0: 0, 1: 1}, rel=2``)."""
+    items, depth, quote, start = [], 0, None, 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return items + [text[start:]]
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:

@@ -52,6 +52,12 @@ __all__ = [
     "expected_count_in_top",
     "harmonic",
     "log_comb",
+    "cumsum_in_cell",
+    "count_above",
+    "suffix_max_in_cell",
+    "sum_up_to",
+    "judged_count",
+    "lround",
 ]
 
 _EULER = 0.5772156649015329
@@ -185,15 +191,30 @@ def tie_groups(j: Judged, rel: int) -> TieGroups:
     )
 
 
-def expected_count_in_top(g: TieGroups, limit, n_cells: int) -> np.ndarray:
+def expected_count_in_top(g: TieGroups, limit, n_cells: int, hits: np.ndarray | None = None) -> np.ndarray:
     """Expected relevant items ranked at or above ``limit`` per cell, over all orderings of every tie group.
 
     A group with ``n`` members, ``s`` items above it and ``r`` relevant members puts
     ``t = clip(limit - s, 0, n)`` of its positions inside the limit, each holding a
     relevant member with probability ``r / n``. ``limit`` is a number or one value per group.
+    ``hits`` (a mask over the groups' hits, in ``g.gid`` order) counts other members instead
+    of the relevant ones (the judged ones, say).
     """
     t = np.clip(limit - g.above, 0, g.size)
-    return np.bincount(g.cell, weights=g.relevant * t / g.size, minlength=n_cells)
+    members = g.relevant if hits is None else np.bincount(g.gid, weights=hits.astype(np.float64), minlength=len(g.cell))
+    return np.bincount(g.cell, weights=members * t / g.size, minlength=n_cells)
+
+
+def count_above(cells: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per element: the elements of its cell before it (``cells`` sorted) that pass ``mask``.
+
+    Examples
+    --------
+    >>> count_above(np.array([0, 0, 0, 1]), np.array([True, False, True, True]))
+    array([0., 1., 1., 0.])
+    """
+    flags = mask.astype(np.float64)
+    return cumsum_in_cell(cells, flags) - flags
 
 
 def harmonic(x: np.ndarray) -> np.ndarray:
@@ -208,3 +229,71 @@ def log_comb(n, r):
     from scipy.special import gammaln
 
     return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
+
+
+def cumsum_in_cell(cells: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Inclusive running sum of ``values`` inside each run of equal (sorted) ``cells``.
+
+    Examples
+    --------
+    >>> cumsum_in_cell(np.array([0, 0, 2, 2, 2]), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    array([ 1.,  3.,  3.,  7., 12.])
+    """
+    total = np.cumsum(values, dtype=np.float64)
+    first = segment_first(cells)
+    starts = np.flatnonzero(first)
+    before = total[starts] - values[starts]
+    return total - np.repeat(before, np.diff(np.r_[starts, len(cells)]))
+
+
+def suffix_max_in_cell(cells: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Maximum of ``values[i:]`` within each run of equal (sorted) ``cells``; values in [0, 1].
+
+    Examples
+    --------
+    >>> suffix_max_in_cell(np.array([0, 0, 0, 1, 1]), np.array([0.2, 0.5, 0.1, 0.3, 0.2]))
+    array([0.5, 0.5, 0.1, 0.3, 0.2])
+    """
+    if not len(cells):
+        return np.zeros(0)
+    # Each cell's values are lifted by 2 * (its rank from the end), so one running max never crosses cells.
+    lift = 2.0 * (np.cumsum(segment_first(cells[::-1])) - 1)
+    return (np.maximum.accumulate(values[::-1] + lift) - lift)[::-1]
+
+
+def sum_up_to(cells: np.ndarray, pos: np.ndarray, values: np.ndarray, at_cells: np.ndarray, at_pos) -> np.ndarray:
+    """For each query ``(at_cells[i], at_pos[i])``: the sum of ``values`` of the elements of that cell with ``pos <= at_pos``.
+
+    ``cells`` and ``pos`` are sorted by cell, then position (as the hits are).
+
+    Examples
+    --------
+    >>> sum_up_to(np.array([0, 0, 1]), np.array([1.0, 3.0, 2.0]), np.array([1.0, 10.0, 5.0]),
+    ...           np.array([0, 0, 1, 2]), np.array([2, 3, 1, 9]))
+    array([ 1., 11.,  0.,  0.])
+    """
+    if not len(cells):
+        return np.zeros(len(at_cells))
+    scale = float(max(np.max(pos), np.max(at_pos) if np.size(at_pos) else 0.0)) + 1.0
+    keys = cells * scale + pos
+    total = np.r_[0.0, np.cumsum(values, dtype=np.float64)]
+    upto = np.searchsorted(keys, at_cells * scale + at_pos, side="right")
+    start = np.searchsorted(keys, at_cells * scale, side="left")
+    return total[upto] - total[start]
+
+
+def judged_count(j: Judged) -> np.ndarray:
+    """Judged items (grade >= 0) per cell in the judgements, retrieved or not."""
+    return np.diff(j.group_offsets)[j.cell_group].astype(np.float64)
+
+
+def lround(x) -> np.ndarray:
+    """C's ``lround``: the nearest integer, halves away from zero (NumPy's ``round`` takes halves to even).
+
+    Examples
+    --------
+    >>> lround(np.array([0.5, 1.5, 2.5, 2.4])).tolist()
+    [1, 2, 3, 2]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import REL, Family
-from ._tools import cap, count_per_cell, expected_count_in_top
+from ._tools import cap, count_per_cell, divide, expected_count_in_top
 
 
 def kernel(j, hits, m) -> np.ndarray:
@@ -48,3 +48,35 @@ FAMILY = Family(
     examples=("P@5", "P@10"),
     doc=__doc__,
 )
+
+
+def relative_kernel(j, hits, m) -> np.ndarray:
+    """Relevant hits within the cutoff, over min(k, R), per cell (0 when R = 0)."""
+    within = (hits.grade >= m.rel) & (hits.pos <= cap(m.cutoff, j.depth))
+    return divide(count_per_cell(hits.cell, within, j.n_cells), np.minimum(j.relevant_count(m.rel), m.cutoff))
+
+
+def relative_expected(j, g, m) -> np.ndarray:
+    """Expected relevant items within the cutoff, over min(k, R)."""
+    found = expected_count_in_top(g, cap(m.cutoff, j.depth), j.n_cells)
+    return divide(found, np.minimum(j.relevant_count(m.rel), m.cutoff))
+
+
+RELATIVE = Family(
+    name="RelP",
+    params={"rel": REL},
+    aliases=("relative_P", "relative_precision"),
+    trec_name=None,
+    trec_cut_name="relative_P_{k}",
+    needs_cutoff=True,
+    judgement_denominator=True,
+    kernel=relative_kernel,
+    expected=relative_expected,
+    examples=("RelP@10",),
+    doc=(
+        "RelP: relevant items in the top k over min(k, R), the best P@k possible; precision up to R, recall after it "
+        "(trec_eval relative_P; Voorhees & Harman, TREC, MIT Press 2005)."
+    ),
+)
+
+FAMILIES = (FAMILY, RELATIVE)

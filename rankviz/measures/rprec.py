@@ -55,3 +55,44 @@ FAMILY = Family(
     examples=("Rprec",),
     doc=__doc__,
 )
+
+
+def _mult_cutoff(j, m) -> np.ndarray:
+    """trec_eval's rank for a multiple x of R: ``(long) (x * R + 0.9)`` per cell."""
+    return np.floor(m.cutoff * j.relevant_count(m.rel) + 0.9)
+
+
+def mult_kernel(j, hits, m) -> np.ndarray:
+    """Relevant hits within the top ``x * R``, over that rank, per cell."""
+    cut = _mult_cutoff(j, m)
+    limit = np.minimum(cut, cap(None, j.depth))
+    within = (hits.grade >= m.rel) & (hits.pos <= limit[hits.cell])
+    return divide(count_per_cell(hits.cell, within, j.n_cells), cut)
+
+
+def mult_expected(j, g, m) -> np.ndarray:
+    """Expected relevant items within the top ``x * R``, over that rank."""
+    cut = _mult_cutoff(j, m)
+    limit = np.minimum(cut, cap(None, j.depth))
+    return divide(expected_count_in_top(g, limit[g.cell], j.n_cells), cut)
+
+
+MULT = Family(
+    name="RprecMult",
+    params={"rel": REL},
+    aliases=("Rprec_mult",),
+    trec_cut_name="Rprec_mult_{k}",
+    needs_cutoff=True,
+    cutoff_type=float,
+    cutoff_range=(0.0, float("inf")),
+    judgement_denominator=True,
+    kernel=mult_kernel,
+    expected=mult_expected,
+    examples=("RprecMult@0.5", "RprecMult@2.0"),
+    doc=(
+        "RprecMult: precision at rank floor(x * R + 0.9), relevant items in that top over the rank, 0 when R = 0 "
+        "(trec_eval Rprec_mult_x; Buckley & Voorhees, SIGIR 2004). The cutoff is the multiple x: RprecMult@0.5."
+    ),
+)
+
+FAMILIES = (FAMILY, MULT)

@@ -172,9 +172,11 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
 
     Rows carry the class ``rankviz-relevant`` (and a green background) when
     relevant, ``rankviz-nonrelevant`` otherwise, and ``rankviz-unjudged`` when the
-    item has no judgement. A ``score`` column adds a score cell; ``text`` (and
-    ``title``) columns add a snippet of ``snippet_length`` characters, the longer
-    text in its tooltip.
+    item has no judgement (not in the qrels, or judged with a negative grade, which
+    trec_eval counts as unjudged); a line under the table counts them, since a low
+    score over unjudged items may hide relevant ones. A ``score`` column adds a score
+    cell; ``text`` (and ``title``) columns add a snippet of ``snippet_length``
+    characters, the longer text in its tooltip.
 
     Examples
     --------
@@ -182,8 +184,8 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
     >>> table = pd.DataFrame({"rank": [1], "doc_id": ["<d>"], "relevance": pd.array([None], dtype="Int64"),
     ...                       "relevant": [False]})
     >>> html = ranked_list_table(table)
-    >>> "<code>&lt;d&gt;</code>" in html, "rankviz-unjudged" in html
-    (True, True)
+    >>> "<code>&lt;d&gt;</code>" in html, "rankviz-unjudged" in html, "1 of these 1 items is unjudged" in html
+    (True, True, True)
     """
     columns = ["rank", "doc id"] + (["score"] if "score" in table.columns else []) + ["relevance"]
     columns += ["snippet"] if "text" in table.columns else []
@@ -191,21 +193,33 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
         '<table class="rankviz-ranked-list" style="border-collapse:collapse;font-family:sans-serif;font-size:90%">',
         "<thead><tr>" + "".join(f'<th style="{_CELL_STYLE}">{name}</th>' for name in columns) + "</tr></thead><tbody>",
     ]
+    unjudged = 0
     for row in table.to_dict("records"):
-        judged = not is_missing(row["relevance"])
+        judged = not is_missing(row["relevance"]) and row["relevance"] >= 0
+        unjudged += not judged
         classes = ["rankviz-relevant" if row["relevant"] else "rankviz-nonrelevant"] + ([] if judged else ["rankviz-unjudged"])
         style = f' style="background:{RELEVANT_COLOR}"' if row["relevant"] else ""
         cells = [str(int(row["rank"])), f"<code>{escape(row['doc_id'])}</code>"]
         if "score" in row:
             cells.append(f"{float(row['score']):.6g}")
-        cells.append(str(int(row["relevance"])) if judged else '<span title="not judged" style="color:#999">unjudged</span>')
+        cells.append(str(int(row["relevance"])) if judged else _unjudged_cell(row["relevance"]))
         if "text" in row:
             cells.append(_snippet(row.get("title", ""), row["text"], snippet_length))
         out.append(f'<tr class="{" ".join(classes)}"{style}>' + "".join(f'<td style="{_CELL_STYLE}">{c}</td>' for c in cells) + "</tr>")
     out.append("</tbody></table>")
     if table.empty:
         out.append("<div><i>This system retrieved nothing for this query.</i></div>")
+    elif unjudged:
+        verb = "is" if unjudged == 1 else "are"
+        out.append(f'<div class="rankviz-unjudged-count" style="color:#555">{unjudged} of these {len(table)} items {verb} unjudged.</div>')
     return "".join(out)
+
+
+def _unjudged_cell(grade) -> str:
+    """The relevance cell of an unjudged item: not in the qrels, or judged with a negative grade."""
+    if is_missing(grade):
+        return '<span title="not judged" style="color:#999">unjudged</span>'
+    return f'<span title="judged {int(grade)}: in the pool but unjudged (trec_eval)" style="color:#999">unjudged ({int(grade)})</span>'
 
 
 def _snippet(title, text, length: int) -> str:
