@@ -1,7 +1,7 @@
 """The measures added for trec_eval's all_trec set and beyond: brute force, peers, tie modes, real data.
 
 - ERR@k and Judged@k against independent brute-force implementations written here
-  (and Judged@k against ir_measures where it is installed; its ERR provider, gdeval,
+  (and Judged@k against ir_measures, in the test extra; its ERR provider, gdeval,
   needs a working Perl setup and is not used).
 - Every rank-dependent new measure under the three tie modes against brute force over
   all orderings of every tie group: ``expected`` is the mean, ``optimistic`` and
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import rankviz
 
-from .conftest import shared_path
+from .conftest import IN_CI, shared_path
 from .strategies import run_and_qrels
 
 
@@ -94,7 +94,13 @@ def test_judged_at_k_matches_brute_force(data, k):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=run_and_qrels(), k=st.sampled_from([1, 3, 10]))
 def test_judged_at_k_matches_ir_measures(data, k):
-    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures is an optional peer (pip install ir-measures)")
+    try:
+        import ir_measures
+    except ImportError:
+        message = "ir_measures is not installed (it is in the 'test' extra: pip install -e '.[test]')"
+        if IN_CI:
+            pytest.fail(message + "; CI=true requires it", pytrace=False)
+        pytest.skip(message)
     run, qrels = data
     run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))  # no ties: ir_measures breaks them by doc id ascending
     expected = {
