@@ -21,6 +21,7 @@ import pandas as pd
 
 from ._columns import SINGLE_SYSTEM
 from ._errors import ClosedWorldWarning, InputError, warn
+from . import kernels
 from ._judged import Judged, judge
 from ._options import EvalOptions
 from .io import qrels_from_dict, read_qrels, run_from_dict
@@ -37,6 +38,7 @@ __all__ = [
     "metadata",
     "warn_closed_world",
     "with_rel",
+    "evaluated_cells",
 ]
 
 def read_judgements(qrels):
@@ -147,3 +149,14 @@ def with_rel(measures, rel: int | None) -> list:
         if m not in out:
             out.append(m)
     return out
+
+
+def evaluated_cells(run, measures: list, qrels, options: EvalOptions, caller: str, *, closed_world_warning=True):
+    """Judge the run and compute every measure per cell: (Judged, kept-cell mask, {name: values})."""
+    for m in measures:
+        m.check_complete()
+    j = judge_run(run, qrels, options, rel_min=min(m.hit_min for m in measures), caller=caller)
+    keep = kept_cells(j, options.missing, caller)
+    if closed_world_warning:
+        warn_closed_world(j, measures, caller)
+    return j, keep, {m.name: kernels.compute(j, m, options.ties) for m in measures}

@@ -29,7 +29,7 @@ LAYERS = {
     # the evaluation pipeline every entry point shares
     "_pipeline": 4, "_resampling": 4,
     # analysis: evaluation tables, statistics and their result objects, ties
-    "results": 5, "power": 5, "_inference": 5, "paired": 5, "stats": 5, "ties": 5, "evaluation": 5,
+    "results": 5, "power": 5, "_inference": 5, "paired": 5, "stats": 5, "ties": 5, "summaries": 5, "evaluation": 5,
     # analysis: many systems at once (all-pairs tests, the significance table) and rank fusion
     "significance": 5, "multiple": 5, "fusion": 5,
     # presentation: plots, widgets, reports, the command line
