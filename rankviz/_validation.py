@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ._errors import InputError
 
-__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "check_kwargs", "shown"]
+__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "shown"]
 
 
 def _is_int(value) -> bool:
@@ -77,13 +77,3 @@ def check_probability(value, name: str, caller: str) -> float:
             f"The {name!r} parameter of {caller} must be a float in the open interval (0, 1). Got {value!r} instead."
         )
     return float(value)
-
-
-def check_kwargs(kwargs: dict, allowed: Iterable[str], caller: str) -> None:
-    """Reject unknown keyword arguments with the closest known one as a hint."""
-    allowed = tuple(allowed)
-    for key in kwargs:
-        if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}.{hint}")

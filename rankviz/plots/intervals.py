@@ -183,7 +183,7 @@ def ci(results, *, baseline=None, sort=True, ax=None, **kwargs) -> Axes:
     results : results of rankviz.stats.bootstrap or compare
         What :func:`rankviz.stats.bootstrap` returns (one result, a dict by system, a
         result collection, or the tidy table for several measures), or
-        :func:`rankviz.stats.results_table` of results; see :func:`interval_frame`.
+        ``.to_frame()`` of results; see :func:`interval_frame`.
         The table of :func:`rankviz.stats.compare` works too: its differences and
         intervals are drawn against a reference line at 0 (the baseline).
     baseline : str, optional
