@@ -30,6 +30,9 @@ import rankviz
 from .conftest import IN_CI, shared_path
 from .strategies import run_and_qrels
 
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
+
 
 def _trec_order(rows):
     """(doc, score) pairs in trec_eval order: score descending, then doc id descending in byte order."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import subprocess
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,9 @@ from rankviz._options import EvalOptions
 from rankviz.trec_output import ALL_TREC, trec_eval_lines
 
 from .strategies import run_and_qrels
+
+# Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
 
 
 def _parse(lines) -> dict:
