@@ -23,6 +23,7 @@ __all__ = [
     "RankvizWarning",
     "IdTypeWarning",
     "UnmatchedIdsWarning",
+    "DuplicateTextWarning",
     "ClosedWorldWarning",
     "DegenerateDataWarning",
     "TiesWarning",
@@ -67,6 +68,10 @@ class IdTypeWarning(RankvizWarning):
 
 class UnmatchedIdsWarning(RankvizWarning):
     """No retrieved document is judged at all: the run's and the qrels' doc ids probably differ in form."""
+
+
+class DuplicateTextWarning(RankvizWarning):
+    """A query id was given two different texts (the first is kept)."""
 
 
 class ClosedWorldWarning(RankvizWarning):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ._columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
-from ._errors import ColumnError, InputError
+from ._errors import ColumnError, DuplicateTextWarning, InputError, warn
 
 __all__ = ["PerQueryTable", "per_query_table", "query_texts"]
 
@@ -86,9 +86,9 @@ def query_texts(queries, caller: str) -> dict[str, str]:
     if queries is None:
         return {}
     if isinstance(queries, pd.Series):
-        return {str(q): _text(t) for q, t in queries.items()}
+        return _one_text_each(queries.items(), caller)
     if isinstance(queries, Mapping):
-        return {str(q): _text(t) for q, t in queries.items()}
+        return _one_text_each(queries.items(), caller)
     if not isinstance(queries, pd.DataFrame):
         raise InputError(
             f"{caller}: queries must be a DataFrame (query_id, text), a Series or a dict of query texts. "
@@ -108,7 +108,28 @@ def query_texts(queries, caller: str) -> dict[str, str]:
             f"text column ('text', 'query_text', 'question' or 'title'), as rankviz.read_topics returns; its "
             f"columns are {columns_text(queries.columns)}."
         )
-    return {str(q): _text(t) for q, t in zip(ids.tolist(), queries[text].tolist())}
+    return _one_text_each(zip(ids.tolist(), queries[text].tolist()), caller)
+
+
+def _one_text_each(pairs, caller: str) -> dict[str, str]:
+    """{id: text}, the first text of an id kept; an id given two different texts is said, not silently overwritten."""
+    out: dict[str, str] = {}
+    clash = None
+    for q, t in pairs:
+        q, t = str(q), _text(t)
+        if q in out:
+            if out[q] != t and clash is None:
+                clash = (q, out[q], t)
+            continue
+        out[q] = t
+    if clash is not None:
+        q, first, second = clash
+        warn(
+            f"{caller}: query {q!r} has two different texts ({first[:40]!r} and {second[:40]!r}); the first is shown. "
+            "Drop the repeated ids from the queries (e.g. queries.drop_duplicates('query_id')) to choose.",
+            DuplicateTextWarning,
+        )
+    return out
 
 
 def _text(value) -> str:

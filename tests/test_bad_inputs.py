@@ -214,3 +214,14 @@ def test_pytrec_eval_style_run_dict_is_a_run():
     assert rankviz.ranked_list(run, "q2", qrels)["doc_id"].tolist() == ["d", "c"]
     # a dict of lists is still the relevance-vector shape
     assert rankviz.mrr({"q1": [False, True], "q2": [True]}).item() == 0.75
+
+
+def test_a_query_id_with_two_texts_is_said_not_silently_overwritten():
+    from rankviz._tables import query_texts
+
+    queries = pd.DataFrame({"query_id": ["q1", "q2", "q1"], "text": ["first text", "other", "second text"]})
+    with pytest.warns(rankviz.DuplicateTextWarning, match=r"query 'q1' has two different texts \('first text' and 'second text'\)"):
+        texts = query_texts(queries, "failures")
+    assert texts == {"q1": "first text", "q2": "other"}
+    same = pd.DataFrame({"query_id": ["q1", "q1"], "text": ["same", "same"]})
+    assert query_texts(same, "failures") == {"q1": "same"}  # a plain repeat says nothing
