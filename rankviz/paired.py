@@ -150,20 +150,29 @@ def _paired_row(d, b, s, sums, sums_sq, cfg: Settings, test, p_random, label, no
     }
 
 
+def _shared_queries(base_ids: pd.Index, other_ids: pd.Index) -> tuple[list, np.ndarray, np.ndarray]:
+    """The query ids both have, sorted, and their row positions in each (ids are unique per system)."""
+    in_base = base_ids.get_indexer(other_ids)
+    s_rows = np.flatnonzero(in_base >= 0)
+    ids = other_ids[s_rows].tolist()
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    s_rows = s_rows[order]
+    return [ids[i] for i in order], in_base[s_rows], s_rows
+
+
 def _compare_one(name, baseline, base, other, names, entropy, cfg: Settings, test, notes) -> tuple[list[dict], bool]:
     """Rows of one system against the baseline (every measure), and whether its randomization test was exact.
 
     The pair's resamples and sign flips come from the stream of its shared queries
     (sorted), so they do not depend on row order or on the other systems of the call.
     """
-    joined = base.add_suffix("__base").join(other.add_suffix("__sys"), how="inner")
-    if joined.empty:
+    shared, b_rows, s_rows = _shared_queries(base.index, other.index)
+    if not len(shared):
         raise InputError(f"compare: system {name!r} has no queries in common with the baseline {baseline!r}.")
-    joined = joined.loc[sorted(joined.index)]
-    gen = query_stream(entropy, joined.index)
-    n = len(joined)
-    b_values = joined[[f"{m}__base" for m in names]].to_numpy(dtype=np.float64)
-    s_values = joined[[f"{m}__sys" for m in names]].to_numpy(dtype=np.float64)
+    gen = query_stream(entropy, shared)
+    n = len(shared)
+    b_values = base.to_numpy(dtype=np.float64)[b_rows]
+    s_values = other.to_numpy(dtype=np.float64)[s_rows]
     diffs = s_values - b_values
     m = len(names)
     columns = np.column_stack([diffs, diffs**2]) if cfg.method == "bootstrap-t" else diffs
