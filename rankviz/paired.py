@@ -108,8 +108,8 @@ def _paired_row(d, b, s, sums, sums_sq, cfg: Settings, test, p_random, label, no
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     ties = n - wins - losses
     if cfg.method != "t" and n <= 100:
-        notes.append(
-            f"{label}: a {cfg.method} interval of a mean difference covers less than its level on up to 100 queries "
+        notes.append(  # one note for the whole call (no label): it is about the method, not about a pair
+            f"a {cfg.method} interval of a mean difference covers less than its level on up to 100 queries "
             "with tied scores (0.83-0.94 for 95% in benchmarks/coverage.py); the default paired t-interval holds"
         )
     if n < SMALL_N:

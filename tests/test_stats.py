@@ -186,6 +186,11 @@ def test_tied_paired_scores_get_the_t_interval_and_a_bootstrap_interval_says_it_
     with pytest.warns(rankviz.DegenerateDataWarning, match=r"a bca interval of a mean difference covers less than its level"):
         bca = stats.compare(table, baseline="a", rng=0, n_resamples=2000, method="bca")
     assert bca.table["ci_method"].iloc[0] == "bca"
+    # said once per call, not once per system x measure
+    three = pd.concat([table, _table(b + 0.01, "AP", "c")], ignore_index=True)
+    with pytest.warns(rankviz.DegenerateDataWarning) as caught:
+        stats.compare(three, baseline="a", rng=0, n_resamples=2000, method="bca")
+    assert sum(str(w.message).count("a bca interval of a mean difference") for w in caught) == 1
 
 
 def test_few_non_zero_queries_warn_as_calibrated():
