@@ -41,8 +41,8 @@ paired_differences
 metric_at_k
     RR@k, R@k and nDCG@k as the cutoff k grows. (:mod:`~rankviz.plots.curves`)
 recall_vs_mrr
-    The diagnosis view: recall against MRR, with the quadrants read out.
-    (:mod:`~rankviz.plots.curves`)
+    The diagnosis view: recall against MRR, each system read against the median
+    system (or a reference), with the quadrants read out. (:mod:`~rankviz.plots.diagnosis`)
 RunPlots
     ``df.rank.plot``: each plot above, evaluating the run first.
     (:mod:`~rankviz.plots.namespace`)
@@ -54,7 +54,8 @@ keyword merging).
 
 from __future__ import annotations
 
-from .curves import metric_at_k, recall_vs_mrr
+from .curves import metric_at_k
+from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
 from .intervals import bootstrap_distribution, ci
