@@ -193,7 +193,8 @@ def prepare_failures(data, *, measure="RR@10", n=20, system=None, baseline=None,
     high = np.nanmax(wide[shown].to_numpy()) if picked else 1.0
     zero_count = int((order["key"] == 0).sum())
     out.attrs = {
-        "title": _title(column, len(picked), system_col, ranked_by, len(systems), zero_count, len(order), bool(collapsed)),
+        "title": _title(column, len(picked), system_col, _who(ranked_by, baseline), len(systems), zero_count, len(order),
+                        bool(collapsed) and len(shown) == 1),
         "xlabel": f"{column} per query" + (" (1/rank of the first relevant result)" if _is_rr(column) else ""),
         "ylabel": "query text" if texts else "query",
         "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None else None,
@@ -330,8 +331,12 @@ def _delta_text(delta: float) -> str:
     return "n/a" if not np.isfinite(delta) else ("0" if delta == 0 else f"{delta:+.3f}")
 
 
-def _title(column, m, system_col, system, n_systems, zeros, total, collapsed) -> str:
-    above = " above 0" if collapsed else ""
+def _who(name, baseline) -> str | None:
+    return f"{name} (baseline)" if name is not None and name == baseline else name
+
+
+def _title(column, m, system_col, system, n_systems, zeros, total, above_zero) -> str:
+    above = " above 0" if above_zero else ""
     if system_col is None:
         who, zero_text = "", f"{zeros} of {total} queries have {column} = 0"
     elif system is not None:
