@@ -28,7 +28,8 @@ import rankviz
 import rankviz.plots as rp
 from rankviz import ColumnError, InputError
 from rankviz.datasets import load_example
-from rankviz.plots.curves import prepare_metric_at_k, prepare_recall_vs_mrr
+from rankviz.plots.curves import prepare_metric_at_k
+from rankviz.plots.diagnosis import prepare_recall_vs_mrr
 from rankviz.plots.differences import prepare_paired_differences
 from rankviz.plots.distributions import prepare_rr_distribution
 from rankviz.plots.intervals import interval_frame, prepare_bootstrap_distribution, prepare_ci
@@ -38,7 +39,7 @@ from .conftest import shared_path
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = ["style", "inputs", "distributions", "worst_queries", "intervals", "differences", "curves", "namespace"]
+PLOT_MODULES = ["style", "inputs", "distributions", "worst_queries", "intervals", "differences", "curves", "diagnosis", "namespace"]
 
 
 # ----------------------------------------------------------------------------- data
@@ -129,7 +130,7 @@ def _calls():
     single, several = _bootstrap()
     return [
         ("rr_distribution", lambda ax: rp.rr_distribution(table, k=10, ax=ax)),
-        ("failures", lambda ax: rp.failures(table, system="bm25", compare="bm25+rerank", queries=queries, ax=ax)),
+        ("failures", lambda ax: rp.failures(table, system="bm25+rerank", baseline="bm25", worst_of="baseline", queries=queries, ax=ax)),
         ("ci", lambda ax: rp.ci(several, baseline="bm25", ax=ax)),
         ("bootstrap_distribution", lambda ax: rp.bootstrap_distribution(single["bm25"], ax=ax)),
         ("paired_differences", lambda ax: rp.paired_differences(table, system="bm25+rerank", baseline="bm25", measure="RR@10", ax=ax)),
@@ -221,7 +222,7 @@ def test_inputs_are_not_modified():
     results_copy = results.copy()
     for draw in (
         lambda ax: rp.rr_distribution(table, ax=ax),
-        lambda ax: rp.failures(table, system="bm25", compare="rrf", ax=ax),
+        lambda ax: rp.failures(table, system="rrf", baseline="bm25", ax=ax),
         lambda ax: rp.paired_differences(table, system="rrf", baseline="bm25", measure="RR@10", ax=ax),
         lambda ax: rp.metric_at_k(table, ax=ax),
         lambda ax: rp.recall_vs_mrr(table, per_query=True, ax=ax),
@@ -246,13 +247,13 @@ def test_prepare_steps_run_without_matplotlib():
 import sys
 import pandas as pd
 import rankviz
-from rankviz.plots import curves, differences, distributions, intervals, worst_queries
+from rankviz.plots import curves, diagnosis, differences, distributions, intervals, worst_queries
 table = pd.DataFrame({"system": ["x"] * 40 + ["y"] * 40, "query_id": [f"q{i}" for i in range(40)] * 2,
                       "RR@10": [1.0, 0.5, 0.0, 0.25] * 20, "R@100": [1.0, 0.5] * 40})
 distributions.prepare_rr_distribution(table)
-worst_queries.prepare_failures(table, system="x", compare="y", queries={"q1": "text"})
+worst_queries.prepare_failures(table, system="y", baseline="x", queries={"q1": "text"})
 differences.prepare_paired_differences(table, system="y", baseline="x", measure="RR@10")
-curves.prepare_recall_vs_mrr(table, per_query=True)
+diagnosis.prepare_recall_vs_mrr(table, per_query=True)
 curves.prepare_metric_at_k(table.rename(columns={"R@100": "RR@100"}), measures="RR")
 results = rankviz.stats.bootstrap(table, "RR@10", n_resamples=50, rng=0)
 intervals.prepare_ci(results)
@@ -372,7 +373,7 @@ def test_rr_distribution_errors():
 def test_failures_bars_are_the_n_lowest_sorted_with_query_text():
     table = example_table()
     queries = _example()[2]
-    ax = rp.failures(table, measure="nDCG@10", system="bm25", n=25, queries=queries, ax=plt.subplots()[1])
+    ax = rp.failures(table, measure="nDCG@10", system="bm25", n=25, queries=queries, zeros="show", ax=plt.subplots()[1])
     container = ax.containers[0]
     widths = [p.get_width() for p in container.patches]
     part = one_system(table).sort_values(["nDCG@10", "query_id"], kind="mergesort").head(25)
@@ -391,7 +392,7 @@ def test_failures_bars_are_the_n_lowest_sorted_with_query_text():
 
 def test_failures_zeros_come_first_and_are_marked():
     table = one_system(example_table())
-    ax = rp.failures(table, n=20, ax=plt.subplots()[1])
+    ax = rp.failures(table, n=20, zeros="show", ax=plt.subplots()[1])
     zeros = int((table["RR@10"] == 0).sum())
     assert zeros >= 20
     assert all(p.get_width() == 0 for p in ax.containers[0].patches)
@@ -404,22 +405,53 @@ def test_failures_zeros_come_first_and_are_marked():
     assert notes.count("not in top 10") == 20
 
 
-def test_failures_compare_shows_the_per_query_delta():
+def test_failures_zero_rows_collapse_into_one_and_the_n_rows_go_above_zero():
+    table = one_system(example_table())
+    zeros = int((table["RR@10"] == 0).sum())
+    ax = rp.failures(table, n=10, ax=plt.subplots()[1])
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == f"{zeros} queries: RR@10 = 0 for run"
+    above = table[table["RR@10"] > 0].sort_values(["RR@10", "query_id"], kind="mergesort").head(10)
+    assert labels[1:] == above["query_id"].tolist()
+    assert [p.get_width() for p in ax.containers[0].patches] == [0.0, *above["RR@10"]]
+    assert "above 0" in ax.get_title() and f"{zeros} of 600" in ax.get_title()
+
+
+def test_failures_delta_is_system_minus_baseline_coloured_by_who_wins():
+    # Before: failures(system=A, compare=B) wrote B - A in A's colour (the opposite of compare()).
     table = example_table()
-    ax = rp.failures(table, system="bm25", compare="bm25+rerank", n=10, ax=plt.subplots()[1])
+    ax = rp.failures(table, system="bm25+rerank", baseline="bm25", worst_of="baseline", n=10, ax=plt.subplots()[1])
     first, second = ax.containers[0], ax.containers[1]
-    assert first.get_label() == "bm25" and second.get_label().startswith("bm25+rerank")
+    assert first.get_label() == "bm25+rerank" and second.get_label() == "bm25 (baseline)"
     wide = table.pivot(index="query_id", columns="system", values="RR@10")
-    picked = [t.get_text() for t in ax.get_yticklabels()]
-    assert [p.get_width() for p in second.patches] == wide.loc[picked, "bm25+rerank"].tolist()
+    both_zero = (wide["bm25"] == 0) & (wide["bm25+rerank"] == 0)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == f"{int(both_zero.sum())} queries: RR@10 = 0 for both"
+    picked = wide[~both_zero].reset_index().sort_values(["bm25", "query_id"], kind="mergesort").head(10)["query_id"].tolist()
+    assert labels[1:] == picked  # the baseline's worst queries
+    assert [p.get_width() for p in first.patches][1:] == wide.loc[picked, "bm25+rerank"].tolist()
     delta = (wide.loc[picked, "bm25+rerank"] - wide.loc[picked, "bm25"]).tolist()
-    shown = [t.get_text() for t in ax.texts if t.get_text() == "0" or t.get_text()[:1] in "+-"]
-    assert shown == ["0" if d == 0 else f"{d:+.3f}" for d in delta]
+    shown = [t for t in ax.texts if t.get_text() == "0" or t.get_text()[:1] in ("+", "-")]
+    assert [t.get_text() for t in shown] == ["0"] + ["0" if d == 0 else f"{d:+.3f}" for d in delta]
+    system_colour, baseline_colour = first.patches[1].get_facecolor(), second.patches[1].get_facecolor()
+    for text, d in zip(shown[1:], delta):
+        if d != 0:
+            assert matplotlib.colors.to_rgba(text.get_color()) == (system_colour if d > 0 else baseline_colour)
+    assert any(t.get_text() == "Δ = bm25+rerank − bm25" for t in ax.texts)
+
+
+def test_failures_compare_keyword_is_refused_with_the_call_to_use():
+    table = example_table()
+    with pytest.raises(TypeError, match=r"system='bm25\+rerank', baseline='bm25', worst_of='baseline'"):
+        rp.failures(table, system="bm25", compare="bm25+rerank")
+    run, qrels, _, _ = _example()
+    with pytest.raises(TypeError, match="compare= was replaced by baseline="):
+        run.rank.plot.failures(qrels, system="bm25", compare="rrf")
 
 
 def test_failures_hue_draws_every_system_for_the_same_queries():
     table = example_table()
-    ax = rp.failures(table, hue="system", n=8, ax=plt.subplots()[1])
+    ax = rp.failures(table, hue="system", n=8, zeros="show", ax=plt.subplots()[1])
     assert len(ax.containers) == 4
     assert all(len(c.patches) == 8 for c in ax.containers)
     assert len(ax.get_yticklabels()) == 8
@@ -429,17 +461,17 @@ def test_failures_hue_draws_every_system_for_the_same_queries():
 @pytest.mark.parametrize("n", [1, 5, 20])
 def test_failures_five_queries_never_more_bars_than_queries(n):
     table = small_table()
-    ax = rp.failures(table, system="x", n=n, ax=plt.subplots()[1])
+    ax = rp.failures(table, system="x", n=n, zeros="show", ax=plt.subplots()[1])
     assert len(ax.containers[0].patches) == min(n, 5)
     assert len(ax.get_yticklabels()) == min(n, 5)
 
 
 def test_failures_seven_thousand_queries_show_n_labels():
     table = big_table(7000)
-    ax = rp.failures(table, system="a", n=20, ax=plt.subplots()[1])
+    ax = rp.failures(table, system="a", n=20, zeros="show", ax=plt.subplots()[1])
     assert len(ax.containers[0].patches) == 20
     assert len(ax.get_yticklabels()) == 20
-    ax = rp.failures(table, system="a", compare="b", n=30, ax=plt.subplots()[1])
+    ax = rp.failures(table, system="b", baseline="a", n=30, zeros="show", ax=plt.subplots()[1])
     assert len(ax.get_yticklabels()) == 30
     assert sum(len(c.patches) for c in ax.containers) == 60
 
@@ -447,7 +479,7 @@ def test_failures_seven_thousand_queries_show_n_labels():
 def test_failures_long_texts_are_shortened():
     table = small_table()
     queries = {"q3": "word " * 40, "q5": "short text"}
-    ax = rp.failures(table, system="x", queries=queries, n=3, ax=plt.subplots()[1])
+    ax = rp.failures(table, system="x", queries=queries, n=3, zeros="show", ax=plt.subplots()[1])
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0].endswith("…") and len(labels[0]) <= 50 and "  " not in labels[0]
     assert labels[1] == "short text"
@@ -460,10 +492,12 @@ def test_failures_errors():
         rp.failures(table)
     with pytest.raises(InputError, match=r"unknown system 'bm26'.*'bm25'"):
         rp.failures(table, system="bm26")
-    with pytest.raises(InputError, match="unknown compare system"):
-        rp.failures(table, system="bm25", compare="nope")
-    with pytest.raises(InputError, match="compare=.*needs a table with several systems"):
-        rp.failures(one_system(table), compare="rrf")
+    with pytest.raises(InputError, match="unknown baseline"):
+        rp.failures(table, system="bm25", baseline="nope")
+    with pytest.raises(InputError, match="baseline=.*needs a table with several systems"):
+        rp.failures(one_system(table), baseline="rrf")
+    with pytest.raises(InputError, match="'worst_of' parameter"):
+        rp.failures(table, system="bm25", baseline="rrf", worst_of="rrf")
     with pytest.raises(ColumnError, match=r"'AP'.*'RR@1'"):
         rp.failures(table, measure="AP", system="bm25")
     with pytest.raises(InputError, match="'n' parameter"):
@@ -528,7 +562,8 @@ def test_ci_baseline_line_per_measure():
     lines = [c for c in ax.collections if isinstance(c, LineCollection) and c.get_linestyle()[0][1] is not None]
     xs = sorted(seg[0][0] for c in lines for seg in c.get_segments())
     assert xs == sorted(several.loc[several.system == "tfidf", "estimate"])
-    assert any("tfidf" in t.get_text() for t in ax.get_legend().get_texts())
+    assert ax.get_legend() is None  # no legend over the intervals: the x label says what the line is
+    assert "dashed line: tfidf's estimate (baseline)" in ax.get_xlabel()
 
 
 def test_ci_accepts_one_result_a_list_and_a_compare_table():
@@ -679,17 +714,27 @@ def test_metric_at_k_errors():
 # ----------------------------------------------------------------------------- recall_vs_mrr
 
 
+def _legend_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
 def test_recall_vs_mrr_points_are_system_means_and_quadrants_are_read():
     table = example_table()
     ax = rp.recall_vs_mrr(table, k=10, ax=plt.subplots()[1])
     points = [c for c in ax.collections if isinstance(c, PathCollection)]
-    assert len(points) == 1
+    assert len(points) == 4  # one per system, each its own marker
     means = table.groupby("system", sort=False)[["R@100", "RR@10"]].mean()
-    np.testing.assert_allclose(points[0].get_offsets(), means.to_numpy(), rtol=1e-12)
-    texts = " ".join(t.get_text() for t in ax.texts)
-    assert "a reranker helps" in texts and "fix retrieval first" in texts
+    np.testing.assert_allclose(np.vstack([p.get_offsets() for p in points]), means.to_numpy(), rtol=1e-12)
+    assert len(ax.texts) == 0  # nothing written on the data: the readings are in the legend beside it
+    legend = _legend_texts(ax)
+    split = means.median()
+    for name, (recall, mrr) in means.iterrows():
+        (entry,) = [t for t in legend if t.startswith(f"{name} — ")]
+        advice = "works" if recall >= split["R@100"] and mrr >= split["RR@10"] else (
+            "a reranker helps" if recall >= split["R@100"] else "fix retrieval first")
+        assert advice in entry
+    assert any("median of 4 systems" in t for t in legend)
     assert "R@100" in ax.get_xlabel() and "MRR@10" in ax.get_ylabel()
-    assert {t.get_text() for t in ax.texts} >= set(means.index)
 
 
 def test_recall_vs_mrr_per_query_cloud_counts_every_query_once():
@@ -698,10 +743,38 @@ def test_recall_vs_mrr_per_query_cloud_counts_every_query_once():
     cloud = next(c for c in ax.collections if isinstance(c, PathCollection))
     distinct = table[["R@20", "RR@10"]].round(6).drop_duplicates()
     assert len(cloud.get_offsets()) == len(distinct)
-    shares = [t.get_text() for t in ax.texts if "% of queries" in t.get_text()]
+    shares = [t for t in _legend_texts(ax) if "% of queries" in t]
     assert len(shares) == 4
-    hi_r, hi_m = table["R@20"] >= 0.5, table["RR@10"] >= 0.5
-    assert f"({np.mean(hi_r & ~hi_m):.0%} of queries)" in " ".join(shares)
+    hi_r, hi_m = table["R@20"] >= table["R@20"].median(), table["RR@10"] >= table["RR@10"].median()
+    assert any(t.startswith("↘") and t.endswith(f"({np.mean(hi_r & ~hi_m):.0%} of queries)") for t in shares)
+
+
+def test_recall_vs_mrr_split_at_a_reference_system_or_at_given_numbers():
+    table = example_table()
+    means = table.groupby("system")[["R@100", "RR@10"]].mean()
+    frame = prepare_recall_vs_mrr(table, split="bm25")
+    assert frame.attrs["split"] == pytest.approx(tuple(means.loc["bm25"]), rel=1e-12)
+    readings = frame[frame.kind == "system"].set_index("label")["quadrant"]
+    assert readings["bm25"] == "reference"
+    for name in ("bm25+rerank", "rrf", "tfidf"):
+        high = (means.loc[name, "R@100"] >= means.loc["bm25", "R@100"], means.loc[name, "RR@10"] >= means.loc["bm25", "RR@10"])
+        assert readings[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[high]
+    assert prepare_recall_vs_mrr(table, split=(0.5, 0.5)).attrs["split"] == (0.5, 0.5)
+    assert prepare_recall_vs_mrr(table, thresholds=(0.4, 0.6)).attrs["split"] == (0.4, 0.6)  # the old name
+    with pytest.raises(InputError, match="'split' parameter of recall_vs_mrr must be 'median', a system"):
+        prepare_recall_vs_mrr(table, split=(0.5,))
+    with pytest.raises(InputError, match="unknown split system 'bm26'"):
+        prepare_recall_vs_mrr(table, split="bm26")
+    with pytest.raises(InputError, match="not both"):
+        prepare_recall_vs_mrr(table, split="bm25", thresholds=(0.5, 0.5))
+
+
+def test_recall_vs_mrr_one_system_of_means_gets_no_reading_without_a_reference():
+    means = one_system(example_table())[["R@100", "RR@10"]].mean().to_frame().T
+    frame = prepare_recall_vs_mrr(means)
+    assert frame.attrs["split"] is None and "no reference" in frame.attrs["split_text"]
+    assert frame.loc[frame.kind == "system", "quadrant"].isna().all()
+    assert prepare_recall_vs_mrr(means, split=(0.9, 0.1)).loc[0, "quadrant"] == "tl"
 
 
 def test_recall_vs_mrr_errors_and_small_data():
@@ -739,7 +812,7 @@ def test_prepare_rr_distribution_counts_per_rank_and_the_not_found_bar():
 
 def test_prepare_failures_is_the_n_lowest_sorted_with_their_texts():
     table, queries = example_table(), _example()[2]
-    frame = prepare_failures(table, measure="nDCG@10", system="bm25", compare="rrf", n=25, queries=queries)
+    frame = prepare_failures(table, measure="nDCG@10", system="bm25", baseline="rrf", n=25, queries=queries, zeros="show")
     wide = table.pivot(index="query_id", columns="system", values="nDCG@10")
     order = one_system(table).sort_values(["nDCG@10", "query_id"], kind="mergesort").head(25)["query_id"].tolist()
     mine, other = frame[frame.system == "bm25"], frame[frame.system == "rrf"]
@@ -749,7 +822,7 @@ def test_prepare_failures_is_the_n_lowest_sorted_with_their_texts():
     assert other["value"].tolist() == wide.loc[order, "rrf"].tolist()
     texts = dict(zip(queries["query_id"], queries["text"]))
     assert mine["label"].tolist() == [rp.style.shorten(texts[q]) for q in order]
-    np.testing.assert_array_equal(mine["delta"], (wide.loc[order, "rrf"] - wide.loc[order, "bm25"]).to_numpy())
+    np.testing.assert_array_equal(mine["delta"], (wide.loc[order, "bm25"] - wide.loc[order, "rrf"]).to_numpy())
     signs = np.sign(mine["delta"].to_numpy())
     assert mine["delta_sign"].tolist() == [{1.0: "win", -1.0: "loss", 0.0: "none"}[x] for x in signs]
     assert frame.attrs["ylabel"] == "query text" and "nDCG@10" in frame.attrs["title"]
@@ -822,9 +895,12 @@ def test_prepare_recall_vs_mrr_points_and_quadrant_shares():
     system = frame[frame.kind == "system"].iloc[0]
     assert (system["x"], system["y"]) == pytest.approx((table["R@100"].mean(), table["RR@10"].mean()), rel=1e-12)
     assert frame.loc[frame.kind == "query", "count"].sum() == len(table)
-    quadrants = frame.loc[frame.kind == "quadrant", "label"].tolist()
-    high_r, high_m = table["R@100"] >= 0.5, table["RR@10"] >= 0.5
-    assert quadrants[1].endswith(f"({np.mean(high_r & ~high_m):.0%} of queries)")  # ordering is the problem
+    assert frame.attrs["split"] == (table["R@100"].median(), table["RR@10"].median())  # the median query
+    assert pd.isna(system["quadrant"])  # one system is not read against its own queries
+    shares = frame[frame.kind == "quadrant"].set_index("label")["share"]
+    high_r, high_m = table["R@100"] >= table["R@100"].median(), table["RR@10"] >= table["RR@10"].median()
+    assert shares["br"] == pytest.approx(np.mean(high_r & ~high_m))  # ordering is the problem
+    assert shares.sum() == pytest.approx(1.0)
 
 
 # ----------------------------------------------------------------------------- results in every form
@@ -884,7 +960,8 @@ def test_accessor_methods_evaluate_and_draw():
     for container in axes[0].containers:
         assert [p.get_height() for p in container.patches] == expected[container.get_label()].tolist()
     assert run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, ax=axes[1]) is axes[1]
-    assert len(axes[1].get_yticklabels()) == 7
+    labels = [t.get_text() for t in axes[1].get_yticklabels()]
+    assert len(labels) == 8 and labels[0].endswith("queries: RR@10 = 0 for bm25")  # the zeros in one row, then 7 above 0
     assert run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=300, rng=1, baseline="bm25", ax=axes[2]) is axes[2]
     assert len(_segments(axes[2])) == 8
     bm25 = run[run.system == "bm25"]
@@ -967,7 +1044,7 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
     several = rankviz.stats.bootstrap(table, ["RR@10", "nDCG@10", "R@100"], n_resamples=2000, rng=0)
     draws = {
         "rr_distribution": lambda ax: rp.rr_distribution(table, k=10, ax=ax),
-        "failures": lambda ax: rp.failures(table, measure="nDCG@10", system="smith.bm25", compare="smith.rm3", queries=topics, ax=ax),
+        "failures": lambda ax: rp.failures(table, measure="nDCG@10", system="smith.rm3", baseline="smith.bm25", queries=topics, ax=ax),
         "ci": lambda ax: rp.ci(several, baseline="smith.bm25", ax=ax),
         "bootstrap_distribution": lambda ax: rp.bootstrap_distribution(single["smith.rm3"], ax=ax),
         "paired_differences": lambda ax: rp.paired_differences(table, system="smith.rm3", baseline="smith.bm25", measure="nDCG@10", ax=ax),
@@ -1007,7 +1084,7 @@ def test_dollar_signs_and_invalid_math_in_user_text_are_shown_as_written(tmp_pat
     )
     texts = {"q1": "prove that $\\sum_{i}^{n$ diverges", "q2": "costs $5 to $10", "q3": "plain"}
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
-    rp.failures(table, system="costs $5 to $10", queries=texts, n=3, ax=axes[0, 0])
+    rp.failures(table, system="costs $5 to $10", queries=texts, n=3, zeros="show", ax=axes[0, 0])
     rp.rr_distribution(table, hue="system", ax=axes[0, 1])
     rp.paired_differences(table, system="costs $5 to $10", baseline="b", measure="RR@10", ax=axes[1, 0])
     rp.recall_vs_mrr(table, k=10, recall_k=100, ax=axes[1, 1])
@@ -1017,3 +1094,35 @@ def test_dollar_signs_and_invalid_math_in_user_text_are_shown_as_written(tmp_pat
     assert any("costs $5 to $10" in label for label in labels)
     shown = [t.get_text() for ax in axes.flat for t in ax.findobj(matplotlib.text.Text) if "$" in t.get_text()]
     assert shown and all(not t.get_parse_math() for ax in axes.flat for t in ax.findobj(matplotlib.text.Text))
+
+
+# ----------------------------------------------------------------------------- recall vs MRR on TREC-COVID
+
+
+def test_trec_covid_recall_vs_mrr_advice_varies_with_the_data():
+    """26-202 relevant per topic: R@100 stays far below 0.5, so a fixed split told every run to fix retrieval."""
+    base = shared_path("trec_covid_round1")
+    qrels = rankviz.read_qrels(base / "qrels-rnd1.txt")
+    runs = pd.concat([rankviz.read_run(path, system=path.name) for path in sorted((base / "runs").iterdir())], ignore_index=True)
+    table = rankviz.evaluate(runs, ["RR@10", "R@100"], qrels, per_query=True)
+    means = table.groupby("system")[["R@100", "RR@10"]].mean()
+    assert len(means) == 10 and means["R@100"].max() < 0.5
+
+    def readings(**split):
+        frame = prepare_recall_vs_mrr(table, **split)
+        return frame[frame.kind == "system"].set_index("label")["quadrant"], frame.attrs["split"]
+
+    fixed, _ = readings(split=(0.5, 0.5))
+    assert set(fixed) <= {"tl", "bl"}  # the old default: "fix retrieval first" for every run
+
+    advice, (split_recall, split_mrr) = readings()
+    assert (split_recall, split_mrr) == pytest.approx((means["R@100"].median(), means["RR@10"].median()))
+    assert len(set(advice)) >= 3
+    for name, (recall, mrr) in means.iterrows():
+        assert advice[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[
+            (recall >= split_recall, mrr >= split_mrr)]
+    assert advice[means["R@100"].idxmax()] in ("tr", "br")  # the run that finds the most is not told to fix retrieval
+    assert advice[means["R@100"].idxmin()] == "bl"
+    assert advice[means["RR@10"].idxmax()] in ("tr", "tl")  # nor is the best-ranking run told to rerank
+    against_bm25, _ = readings(split="smith.bm25")
+    assert against_bm25["smith.bm25"] == "reference" and against_bm25["smith.rm3"] == "tr"  # rm3: more recall, higher MRR

@@ -14,7 +14,13 @@ plot is drawn on ``ax`` (default: the current Axes); the Axes is returned;
 ``**kwargs`` go to the one main matplotlib call underneath (named in each
 docstring). Nothing here calls ``plt.show()`` or changes matplotlib's global state
 (no ``rcParams``, no ``sns.set_theme``): colours come from seaborn's colour-blind
-safe ``"colorblind"`` palette, asked for explicitly.
+safe ``"colorblind"`` palette, asked for explicitly, extended to 20 distinct colours for
+systems (:data:`~rankviz.plots.style.COLORS`; beyond 20 they repeat, and legends say so).
+
+Every plot sizes itself to its content: the draw step grows the figure holding the Axes
+(never shrinks it) until rows, bars and legend entries fit, and legends and readings go
+beside the Axes, never on the data. A difference is always ``system − baseline``,
+coloured by who wins (blue: the system, orange: the baseline).
 
 Each plot is two steps, both public in its module: ``prepare_<plot>(data, ...)``
 resolves and validates the input and returns the tidy DataFrame of exactly what is
@@ -41,8 +47,8 @@ paired_differences
 metric_at_k
     RR@k, R@k and nDCG@k as the cutoff k grows. (:mod:`~rankviz.plots.curves`)
 recall_vs_mrr
-    The diagnosis view: recall against MRR, with the quadrants read out.
-    (:mod:`~rankviz.plots.curves`)
+    The diagnosis view: recall against MRR, each system read against the median
+    system (or a reference), with the quadrants read out. (:mod:`~rankviz.plots.diagnosis`)
 RunPlots
     ``df.rank.plot``: each plot above, evaluating the run first.
     (:mod:`~rankviz.plots.namespace`)
@@ -54,7 +60,8 @@ keyword merging).
 
 from __future__ import annotations
 
-from .curves import metric_at_k, recall_vs_mrr
+from .curves import metric_at_k
+from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
 from .intervals import bootstrap_distribution, ci

@@ -1,4 +1,4 @@
-"""Measures against each other or against the cutoff: :func:`metric_at_k` and :func:`recall_vs_mrr`.
+"""Measures as the cutoff grows: :func:`metric_at_k` (the recall-vs-MRR view is in :mod:`~rankviz.plots.diagnosis`).
 
 The ``prepare_*`` steps average the per-query columns for display and lay out what is
 drawn, without matplotlib; the ``draw_*`` steps draw it.
@@ -29,9 +29,6 @@ __all__ = [
     "prepare_metric_at_k",
     "draw_metric_at_k",
     "measure_family",
-    "recall_vs_mrr",
-    "prepare_recall_vs_mrr",
-    "draw_recall_vs_mrr",
 ]
 
 #: line styles and markers told apart in black and white, in order of use
@@ -231,183 +228,15 @@ def draw_metric_at_k(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     ax.set_ylabel(info["ylabel"])
     ax.set_title(info["title"])
     ax.grid(alpha=0.3)
+    # The legend goes beside the Axes: curves fill the plot, so every corner inside can hold data.
+    n_groups = info["n_colors"] if info["several"] else 1
+    title = (info["hue"] or "") + style.colour_note(n_groups) if info["several"] else None
     if info["legend"] == "split":
         colours = frame.drop_duplicates("group")
         looks = frame.drop_duplicates("family")
         handles = [Line2D([], [], color=palette[c], linewidth=2, label=str(g)) for g, c in zip(colours["group"], colours["color"])]
         handles += [Line2D([], [], color="0.3", linestyle=s, marker=m, label=f) for f, s, m in zip(looks["family"], looks["linestyle"], looks["marker"])]
-        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), title=info["hue"])
-    else:
-        ax.legend(fontsize="small", loc="lower right", title=info["hue"] if info["several"] else None)
-    return ax
-
-
-# ----------------------------------------------------------------------------- recall_vs_mrr
-
-
-def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, thresholds=(0.5, 0.5), ax=None, **kwargs) -> Axes:
-    """The diagnosis view: recall (is it retrieved at all?) against MRR (is it on top?), per system.
-
-    Read the quadrants the way practitioners do: high recall with low MRR means
-    the relevant items are in the candidate list but ranked low — the ordering is
-    the problem and a reranker helps; low recall means they are not retrieved at
-    all — fix retrieval (the first stage) first, no reranker can bring back what
-    is not there.
-
-    Parameters
-    ----------
-    data : DataFrame
-        A per-query table with ``RR@k`` and ``R@recall_k`` columns (an aggregate
-        table, one row per system, works when ``per_query`` is False).
-    k : int, default 10
-        The MRR cutoff: column ``RR@k``.
-    recall_k : int, optional
-        The recall cutoff: column ``R@recall_k``. Default ``R@100`` when the table
-        has it, else ``R@k``.
-    per_query : bool, default False
-        Also draw each query as a point (identical points merged into one whose
-        area grows with the number of queries), coloured by system; with one
-        system the share of queries in each quadrant is written in its corner.
-    thresholds : (float, float), default (0.5, 0.5)
-        Where the quadrant guides cross: (recall, MRR).
-    ax : matplotlib Axes, optional
-    **kwargs
-        Passed to :meth:`matplotlib.axes.Axes.scatter` for the system points.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    See Also
-    --------
-    prepare_recall_vs_mrr : the points and quadrant readings as a table, without drawing.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt, rankviz
-    >>> run, qrels, queries = rankviz.datasets.load_example()
-    >>> table = rankviz.evaluate(run, ["RR@10", "R@100"], qrels, per_query=True)
-    >>> fig, ax = plt.subplots(figsize=(6, 6))
-    >>> ax = rankviz.plots.recall_vs_mrr(table, k=10, recall_k=100, ax=ax)
-    """
-    frame = prepare_recall_vs_mrr(data, k=k, recall_k=recall_k, per_query=per_query, thresholds=thresholds)
-    return draw_recall_vs_mrr(frame, style.axes(ax, "recall_vs_mrr"), **kwargs)
-
-
-_QUADRANTS = {
-    "tr": (True, True, "works: found\nand ranked high"),
-    "br": (True, False, "ordering is the problem:\na reranker helps"),
-    "tl": (False, True, "first hit high, most missed:\nfix retrieval first"),
-    "bl": (False, False, "not retrieved:\nfix retrieval first"),
-}
-
-
-def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, thresholds=(0.5, 0.5)) -> pd.DataFrame:
-    """The points and readings of :func:`recall_vs_mrr`; nothing drawn.
-
-    Parameters are those of :func:`recall_vs_mrr`.
-
-    Returns
-    -------
-    DataFrame
-        ``kind`` is 'query' (a per-query point: ``x`` recall, ``y`` RR, ``count``
-        queries there, marker ``size``), 'system' (a system's means, ``label`` its
-        name) or 'quadrant' (a reading centred at ``x``, ``y``, ``label`` its
-        text); ``color`` is a palette position. ``attrs`` holds ``thresholds``,
-        ``n_colors``, ``cloud_alpha``, ``xlabel``, ``ylabel`` and ``title``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from rankviz.plots.curves import prepare_recall_vs_mrr
-    >>> table = pd.DataFrame({"query_id": ["q1", "q2"], "RR@10": [1.0, 0.0], "R@100": [1.0, 1.0]})
-    >>> frame = prepare_recall_vs_mrr(table)
-    >>> frame.loc[frame.kind == "system", ["label", "x", "y"]]
-      label    x    y
-    0  mean  1.0  0.5
-    """
-    caller = "recall_vs_mrr"
-    table = per_query_table(data, caller, require_query=bool(per_query))
-    frame = table.frame
-    k = check_cutoff(k, caller, allow_none=False)
-    rr_col = measure_column(frame, f"RR@{k}", caller, exclude=table.id_columns)
-    r_col = _recall_column(frame, k, recall_k, caller)
-    try:
-        t_recall, t_mrr = (float(t) for t in thresholds)
-    except (TypeError, ValueError):
-        raise InputError(f"The 'thresholds' parameter of {caller} must be two numbers (recall, MRR). Got {thresholds!r} instead.") from None
-    parts = groups(frame, table.system)
-    points, clouds, shares = [], [], None
-    for g, (name, part) in enumerate(parts):
-        recall, rr = values(part, r_col, caller), values(part, rr_col, caller)
-        points.append({"kind": "system", "label": name or "mean", "x": float(np.nanmean(recall)), "y": float(np.nanmean(rr)), "color": g})
-        if per_query:
-            cloud = pd.DataFrame({"x": recall, "y": rr}).dropna().round(6).value_counts().reset_index()
-            counts = cloud["count"].to_numpy()
-            # Area grows with the number of queries at the point; the largest stays readable.
-            clouds.append(cloud.assign(kind="query", color=g, size=np.maximum(6.0, 12.0 * counts * min(1.0, 25.0 / counts.max()))))
-            if len(parts) == 1:
-                ok = ~(np.isnan(recall) | np.isnan(rr))
-                high_r, high_m = recall[ok] >= t_recall, rr[ok] >= t_mrr
-                shares = {key: np.mean((high_r == hr) & (high_m == hm)) for key, (hr, hm, _) in _QUADRANTS.items()}
-    # Quadrant readings, centred in each quadrant (the corners are where per-query points pile up).
-    centre = {False: ((t_recall - 0.03) / 2, (t_mrr - 0.03) / 2), True: ((t_recall + 1.03) / 2, (t_mrr + 1.03) / 2)}
-    quadrants = [
-        {"kind": "quadrant", "x": centre[hr][0], "y": centre[hm][1],
-         "label": text + (f"\n({shares[key]:.0%} of queries)" if shares is not None else "")}
-        for key, (hr, hm, text) in _QUADRANTS.items()
-    ]
-    out = pd.concat([*clouds, pd.DataFrame(points), pd.DataFrame(quadrants)], ignore_index=True)
-    out = out.reindex(columns=["kind", "label", "x", "y", "count", "size", "color"])
-    out.attrs = {
-        "thresholds": (t_recall, t_mrr),
-        "n_colors": len(parts),
-        "cloud_alpha": 0.35 if len(parts) > 1 else 0.45,
-        "xlabel": f"{r_col} — recall: is the relevant item retrieved at all?",
-        "ylabel": f"MRR@{k} (mean {rr_col}) — is the first relevant item on top?",
-        "title": f"Recall vs MRR: where to improve ({r_col} vs MRR@{k})",
-    }
-    return out
-
-
-def _recall_column(frame, k, recall_k, caller) -> str:
-    if recall_k is None:
-        recall_k = 100 if "R@100" in frame.columns else k
-    recall_k = check_cutoff(recall_k, caller, allow_none=False, name="recall_k")
-    if f"R@{recall_k}" not in frame.columns:
-        have = [c for c in frame.columns if isinstance(c, str) and re.fullmatch(r"R@\d+", c)]
-        raise ColumnError(
-            f"{caller}: the table has no column 'R@{recall_k}'"
-            + (f"; it has {columns_text(have)} (choose one with recall_k=)" if have else "")
-            + f". Evaluate it, e.g. rankviz.evaluate(run, ['RR@{k}', 'R@{recall_k}'], qrels, per_query=True)."
-        )
-    return f"R@{recall_k}"
-
-
-@style.literal_text
-def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
-    """Draw :func:`prepare_recall_vs_mrr`'s points on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.scatter` (system points)."""
-    info = frame.attrs
-    palette = style.colors(info["n_colors"])
-    for color, cloud in frame[frame["kind"] == "query"].groupby("color", sort=True):
-        ax.scatter(cloud["x"], cloud["y"], s=cloud["size"].to_numpy(), color=palette[int(color)], alpha=info["cloud_alpha"],
-                   linewidths=0, zorder=1)
-    t_recall, t_mrr = info["thresholds"]
-    ax.axvline(t_recall, color="0.6", linestyle="--", linewidth=1, zorder=0)
-    ax.axhline(t_mrr, color="0.6", linestyle="--", linewidth=1, zorder=0)
-    points = frame[frame["kind"] == "system"]
-    colors = [palette[int(c)] for c in points["color"]]
-    defaults = {"s": 90, "color": colors, "edgecolors": "black", "linewidths": 0.8, "zorder": 3}
-    ax.scatter(points["x"].to_numpy(), points["y"].to_numpy(), **style.merge(defaults, kwargs))
-    for name, x, y in zip(points["label"], points["x"], points["y"]):
-        ax.annotate(name, (x, y), xytext=(6, 6), textcoords="offset points", fontsize="small", zorder=4,
-                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.7})
-    for quadrant in frame[frame["kind"] == "quadrant"].itertuples(index=False):
-        ax.text(quadrant.x, quadrant.y, quadrant.label, ha="center", va="center", fontsize="x-small", color="0.3", style="italic",
-                zorder=2, bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "none", "alpha": 0.75})
-    ax.set_xlim(-0.03, 1.03)
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel(info["xlabel"])
-    ax.set_ylabel(info["ylabel"])
-    ax.set_title(info["title"], fontsize="medium")
+        style.legend_outside(ax, handles=handles, title=title)
+    elif frame["label"].nunique() > 1:  # one line needs no legend: the title names it
+        style.legend_outside(ax, title=title)
     return ax

@@ -195,5 +195,7 @@ def draw_paired_differences(frame: pd.DataFrame, ax, **kwargs) -> Axes:
         Patch(color=colors["loss"], label=f"{baseline} better ({losses})"),
         Line2D([], [], color="0.2", linestyle="--", label=f"mean Δ = {info['mean']:+.4f}"),
     ]
-    ax.legend(handles=handles, fontsize="small", loc="lower right")  # sorted ascending: always empty
+    # Beside the plot: the lower right is empty only while some query is lost (a system that
+    # wins every query leaves no room below zero).
+    style.legend_outside(ax, handles=handles)
     return ax

@@ -204,6 +204,9 @@ def draw_rr_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     info = frame.attrs
     slots = int(frame["slot"].max()) + 1
     width = 0.8 / slots
+    # Room for the bars: a rank of 20 grouped bars needs more than a rank of one bar and its label.
+    n_categories = int(frame["category"].max()) + 1
+    style.grow_figure(ax, width=n_categories * max(0.4, 0.04 * slots + 0.15))
     palette = style.colors(slots)
     for slot, part in frame.groupby("slot", sort=True):
         x = part["category"].to_numpy(dtype=np.float64) + (slot - (slots - 1) / 2) * width
@@ -232,6 +235,6 @@ def draw_rr_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
         ax.set_ylabel("queries")
     ax.margins(y=0.12)
     ax.set_title(info["title"])
-    if info["legend"]:
-        ax.legend(title=info["hue"], fontsize="small")
+    if info["legend"]:  # beside the bars: inside, some corner always holds a bar at 20 systems
+        style.legend_outside(ax, title=f"{info['hue']}{style.colour_note(slots)}")
     return ax

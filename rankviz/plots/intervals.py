@@ -237,7 +237,8 @@ def prepare_ci(results, *, baseline=None, sort=True) -> pd.DataFrame:
         (the dashed line at ``estimate`` from ``y`` to ``y_end``); ``y`` is the row's
         position, ``label`` its tick label. ``attrs`` holds ``reference`` (0.0 for
         a comparison table), ``reference_label``, ``n_colors``, ``ylim``,
-        ``xlabel``, ``title`` and ``legend``.
+        ``xlabel``, ``title`` and ``note`` (what the dashed lines mean, shown under
+        the x label; no legend covers the intervals).
 
     Examples
     --------
@@ -278,7 +279,7 @@ def prepare_ci(results, *, baseline=None, sort=True) -> pd.DataFrame:
         "n_colors": len(systems),
         "ylim": (end - (0.9 if blocks else 0.4), -0.6),
         **_ci_texts(frame, measures, difference),
-        "legend": baseline is not None or difference,
+        "note": _ci_note(frame, baseline, difference, len(systems)),
     }
     return out
 
@@ -311,6 +312,17 @@ def _ci_rows(frame, measures, systems, *, has_system, blocks, sort, baseline) ->
     return out
 
 
+def _ci_note(frame, baseline, difference, n_systems) -> str:
+    """What the dashed lines mean (and how colours repeat), written under the x label instead of a legend."""
+    if difference:
+        base = frame["baseline"].iloc[0] if "baseline" in frame.columns else None
+        note = f"dashed line: no difference from the baseline{f' ({base})' if base is not None else ''}"
+    else:
+        note = f"dashed line: {baseline}'s estimate (baseline)" if baseline is not None else ""
+    repeat = style.colour_note(n_systems).strip(" ()")
+    return "; ".join(part for part in (note, repeat) if part)
+
+
 def _ci_texts(frame, measures, difference) -> dict:
     level = frame["confidence_level"].iloc[0] if "confidence_level" in frame.columns else None
     methods = list(pd.unique(frame["method"].astype(str))) if "method" in frame.columns else []
@@ -329,15 +341,24 @@ def _ci_texts(frame, measures, difference) -> dict:
     }
 
 
+#: height of one row of the forest plot, in inches: a tick label and its annotation with air between rows
+ROW_INCHES = 0.24
+
+
 @style.literal_text
 def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
-    """Draw the rows of :func:`prepare_ci` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hlines`."""
+    """Draw the rows of :func:`prepare_ci` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hlines`.
+
+    The figure grows until every row has :data:`ROW_INCHES` of height; the reference
+    lines are explained in the x label, not in a legend over the intervals.
+    """
     from matplotlib.transforms import blended_transform_factory
 
     info = frame.attrs
+    low, high = info["ylim"]
+    style.grow_figure(ax, width=4.0, height=ROW_INCHES * abs(low - high) + 0.2)
     for line in frame[frame["kind"] == "baseline"].itertuples(index=False):
-        label = line.label if pd.notna(line.label) else None  # only the first block's line is in the legend
-        ax.vlines(line.estimate, line.y, line.y_end, colors="0.35", linestyles="--", linewidth=1, label=label, zorder=1)
+        ax.vlines(line.estimate, line.y, line.y_end, colors="0.35", linestyles="--", linewidth=1, zorder=1)
     rows = frame[frame["kind"] == "interval"]
     ys = rows["y"].to_numpy(dtype=np.float64)
     palette = style.colors(info["n_colors"])
@@ -346,7 +367,7 @@ def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     markers = kwargs.get("colors", kwargs.get("color", colors))
     ax.scatter(rows["estimate"].to_numpy(), ys, color=markers, s=40, zorder=3, edgecolors="white", linewidths=0.8)
     if info["reference"] is not None:
-        ax.axvline(info["reference"], color="0.35", linestyle="--", linewidth=1, zorder=1, label=info["reference_label"])
+        ax.axvline(info["reference"], color="0.35", linestyle="--", linewidth=1, zorder=1)
     where = blended_transform_factory(ax.transAxes, ax.transData)
     for y, text in zip(ys, rows["text"]):
         ax.text(1.02, y, text, transform=where, va="center", ha="left", fontsize="x-small")
@@ -355,12 +376,10 @@ def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     for label, kind in zip(ax.get_yticklabels(), ticked["kind"]):
         if kind == "header":
             label.set_fontweight("bold")
-    ax.set_ylim(*info["ylim"])
-    ax.set_xlabel(info["xlabel"])
+    ax.set_ylim(low, high)
+    ax.set_xlabel(info["xlabel"] + (f"\n{info['note']}" if info["note"] else ""))
     ax.set_title(info["title"])
     ax.grid(axis="x", alpha=0.3)
-    if info["legend"]:
-        ax.legend(fontsize="small", loc="best")
     return ax
 
 
@@ -458,5 +477,5 @@ def draw_bootstrap_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     ax.set_xlabel(info["xlabel"])
     ax.set_ylabel("resamples")
     ax.set_title(info["title"], fontsize="medium")
-    ax.legend(fontsize="small", loc="upper left")
+    style.legend_outside(ax)  # beside the histogram: inside, it would cover bars whatever the corner
     return ax

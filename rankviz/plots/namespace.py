@@ -17,11 +17,12 @@ from .. import evaluation
 from .._options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..measures import Measure
 from . import style
-from .curves import measure_family, metric_at_k, recall_vs_mrr
+from .curves import measure_family, metric_at_k
+from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
 from .intervals import bootstrap_distribution, ci
-from .worst_queries import failures
+from .worst_queries import failures, removed_compare
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -74,12 +75,14 @@ class RunPlots:
         return rr_distribution(table, k=k, measure=measure, stat=stat, hue=hue, ax=ax, **drawing)
 
     @with_eval_options
-    def failures(self, qrels=None, *, measure="RR@10", n=20, system=None, queries=None, compare=None, hue=None, ax=None,
-                 options: EvalOptions, **kwargs) -> Axes:
+    def failures(self, qrels=None, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None,
+                 hue=None, zeros="collapse", ax=None, options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``measure`` per query and plot :func:`rankviz.plots.failures`."""
+        removed_compare(kwargs, system, "failures")
         drawing = self._drawing(kwargs, "failures", "barh", "patches.Rectangle")
         table = self._evaluate(measure, qrels, options)
-        return failures(table, measure=measure, n=n, system=system, queries=queries, compare=compare, hue=hue, ax=ax, **drawing)
+        return failures(table, measure=measure, n=n, system=system, baseline=baseline, worst_of=worst_of, queries=queries,
+                        hue=hue, zeros=zeros, ax=ax, **drawing)
 
     @with_eval_options
     def ci(self, qrels=None, *, measures=("RR@10", "nDCG@10"), baseline=None, sort=True, n_resamples: int = 10_000,
@@ -124,10 +127,11 @@ class RunPlots:
         return metric_at_k(table, measures=families, hue=hue, ax=ax, **drawing)
 
     @with_eval_options
-    def recall_vs_mrr(self, qrels=None, *, k=10, recall_k=100, per_query=False, thresholds=(0.5, 0.5), ax=None,
+    def recall_vs_mrr(self, qrels=None, *, k=10, recall_k=100, per_query=False, split="median", thresholds=None, ax=None,
                       options: EvalOptions, **kwargs) -> Axes:
         """Evaluate ``RR@k`` and ``R@recall_k`` per query and plot :func:`rankviz.plots.recall_vs_mrr`."""
         drawing = self._drawing(kwargs, "recall_vs_mrr", "scatter", "collections.PathCollection")
         recall_k = 100 if recall_k is None else recall_k
         table = self._evaluate([f"RR@{k}", f"R@{recall_k}"], qrels, options)
-        return recall_vs_mrr(table, k=k, recall_k=recall_k, per_query=per_query, thresholds=thresholds, ax=ax, **drawing)
+        return recall_vs_mrr(table, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds, ax=ax,
+                             **drawing)

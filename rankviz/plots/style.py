@@ -28,6 +28,13 @@ __all__ = [
     "matplotlib_keywords",
     "split_matplotlib_kwargs",
     "literal_text",
+    "COLORS",
+    "MAX_COLORS",
+    "colour_note",
+    "grow_figure",
+    "legend_outside",
+    "LINE_INCHES",
+    "text_inches",
 ]
 
 #: seaborn's colour-blind safe palette, asked for explicitly (no global theme is set)
@@ -37,13 +44,86 @@ PALETTE = "colorblind"
 WIN, LOSS, TIE = 0, 1, 7
 #: longest query label, in characters
 LABEL_WIDTH = 50
+#: colours of the systems, in order: seaborn's ten colour-blind safe colours, then ten more
+#: chosen greedily from seaborn's and matplotlib's palettes to be as far as possible (CIE Lab)
+#: from every colour before them; no two of the twenty are closer than the closest pair of
+#: the first ten (Delta E 20.7)
+COLORS = (
+    "#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#ca9161", "#fbafe4", "#949494", "#ece133", "#56b4e9",
+    "#023eff", "#1ac938", "#001c7f", "#602a00", "#5c3655", "#b2df8a", "#014734", "#e7298a", "#c44e52", "#637939",
+)
+#: systems beyond this many share colours: system i takes colour i % MAX_COLORS
+MAX_COLORS = len(COLORS)
+#: height of one line of legend or small text, in inches (8.3 pt font and its spacing)
+LINE_INCHES = 0.19
 
 
 def colors(n: int) -> list:
-    """``n`` colours of :data:`PALETTE` (at least one)."""
-    import seaborn as sns
+    """``n`` colours as RGB tuples: distinct up to :data:`MAX_COLORS` (20), then repeating (system i gets colour i % 20).
 
-    return sns.color_palette(PALETTE, max(n, 1))
+    The first ten are seaborn's colour-blind safe ``"colorblind"`` palette (:data:`PALETTE`).
+
+    Examples
+    --------
+    >>> from rankviz.plots.style import colors
+    >>> len(colors(3)), len(set(colors(20))), colors(21)[20] == colors(1)[0]
+    (3, 20, True)
+    """
+    from matplotlib.colors import to_rgb
+
+    return [to_rgb(COLORS[i % MAX_COLORS]) for i in range(max(n, 1))]
+
+
+def colour_note(n: int) -> str:
+    """What a legend title adds when colours repeat: '' up to :data:`MAX_COLORS` groups."""
+    return "" if n <= MAX_COLORS else f" (colours repeat every {MAX_COLORS})"
+
+
+def text_inches(texts, size: float = 10.0) -> float:
+    """A generous estimate of the width, in inches, of the longest of ``texts`` at ``size`` points.
+
+    Used to reserve room before drawing (the exact width needs a renderer); an average
+    character of matplotlib's default sans-serif is about 0.6 of the font size.
+    """
+    longest = max((len(line) for t in texts for line in str(t).split("\n")), default=0)
+    return longest * 0.6 * size / 72.0
+
+
+def grow_figure(ax, width: float | None = None, height: float | None = None) -> None:
+    """Grow the figure holding ``ax`` until the Axes is at least ``width`` x ``height`` inches.
+
+    The plot sizes itself to its content this way: the Axes keeps its place in the
+    figure (its fraction of the figure), so growing the figure grows the Axes, and the
+    other Axes of the figure keep their proportions. A figure that is already big
+    enough is left as it is; a figure is never shrunk.
+    """
+    fig = ax.get_figure(root=True) if _takes_root(ax) else ax.figure
+    position = ax.get_position()
+    fig_w, fig_h = fig.get_size_inches()
+    new_w = max(fig_w, width / position.width) if width and position.width > 0 else fig_w
+    new_h = max(fig_h, height / position.height) if height and position.height > 0 else fig_h
+    if (new_w, new_h) != (fig_w, fig_h):
+        fig.set_size_inches(new_w, new_h)
+
+
+def _takes_root(ax) -> bool:
+    return "root" in inspect.signature(ax.get_figure).parameters
+
+
+def legend_outside(ax, *, handles=None, title=None, gap: float = 0.02, n_entries: int | None = None, **kwargs):
+    """A legend beside the Axes (its top left corner at the Axes' top right), never on the data.
+
+    The figure grows (:func:`grow_figure`) until the legend's entries fit the Axes'
+    height; ``gap`` is the space between the Axes and the legend, in Axes widths.
+    """
+    if n_entries is None:
+        n_entries = len(handles) if handles is not None else len(ax.get_legend_handles_labels()[0])
+    grow_figure(ax, height=LINE_INCHES * 1.15 * (n_entries + (1 if title else 0)) + 0.3)
+    options = {"loc": "upper left", "bbox_to_anchor": (1 + gap, 1.0), "borderaxespad": 0.0, "fontsize": "small",
+               "title": title, "title_fontsize": "small", "frameon": False}
+    if handles is not None:
+        options["handles"] = handles
+    return ax.legend(**merge(options, kwargs))
 
 
 def color(index: int):

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .._columns import columns_text
-from .._errors import InputError
+from .._errors import InputError, UnknownOptionError
 from .._tables import per_query_table, query_texts
-from .._validation import check_int
+from .._validation import check_choice, check_int
 from ..measures import parse_measure
 from . import style
 from .inputs import check_system, measure_column, system_names, values
@@ -27,10 +27,15 @@ if TYPE_CHECKING:
 
 __all__ = ["failures", "prepare_failures", "draw_failures"]
 
-_COLUMNS = ["position", "query_id", "label", "system", "slot", "color", "series", "value", "note", "delta", "delta_text", "delta_sign"]
+_COLUMNS = ["position", "kind", "query_id", "label", "system", "slot", "color", "series", "value", "note", "delta",
+            "delta_text", "delta_sign"]
+#: palette positions of the plotted system and of the baseline: the colours paired_differences
+#: gives "system better" and "baseline better", so a difference is coloured by who wins
+_SYSTEM_COLOR, _BASELINE_COLOR = style.WIN, style.LOSS
 
 
-def failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=None, hue=None, ax=None, **kwargs) -> Axes:
+def failures(data, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None, hue=None,
+             zeros="collapse", ax=None, **kwargs) -> Axes:
     """The ``n`` queries with the lowest score, worst first, labelled with their text.
 
     Parameters
@@ -39,26 +44,36 @@ def failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=
         A per-query table with ``query_id``, the measure column and, for several
         systems, ``system``.
     measure : str, default 'RR@10'
-        The column to sort by (ascending: zeros first; ties by query id).
+        The column to sort by (ascending; ties by query id).
     n : int, default 20
-        How many queries to show; never more bars or labels than this, whatever the
-        number of queries.
+        How many queries to show one by one; never more bars or labels than this,
+        whatever the number of queries.
     system : str, optional
         The system whose failures are shown; required when the table holds several
         (unless ``hue`` is the system column).
+    baseline : str, optional
+        Another system of the table, drawn beside ``system`` for each query; the
+        per-query difference ``Δ = system − baseline`` (the sign of
+        :func:`rankviz.stats.compare` and :func:`paired_differences`) is written on
+        the right in the colour of the system that wins.
+    worst_of : {'system', 'baseline'}, default 'system'
+        Whose lowest scores pick the queries when ``baseline`` is given:
+        ``'baseline'`` shows the baseline's failures and whether ``system`` fixes
+        them ("did the reranker fix BM25's worst queries?").
     queries : DataFrame, Series or dict, optional
         Query texts: a DataFrame with ``query_id`` and ``text`` columns (as
         :func:`rankviz.read_topics` and the built-in example return), or a mapping
         from query id to text. Labels are cut to 50 characters with '…'; without
         texts the bars are labelled with the query ids.
-    compare : str, optional
-        Another system of the table: its bar is drawn beside each query's and the
-        per-query delta (``compare - system``) is written on the right, so you can
-        see which failures it fixes.
     hue : str, optional
         The system column, to draw one bar per system for each query; the queries
         are then the worst of ``system`` if given, else those with the lowest mean
         over the systems (the queries every system fails).
+    zeros : {'collapse', 'show'}, default 'collapse'
+        Queries on which every system shown scores 0 look the same (no bar): by
+        default they are one row at the top, "N queries: RR@10 = 0 for both", and
+        the ``n`` rows go to the lowest queries above 0. ``'show'`` lists them one
+        by one, zeros first, with their texts.
     ax : matplotlib Axes, optional
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.barh` (for every bar series).
@@ -72,8 +87,17 @@ def failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=
     ColumnError
         No such measure column.
     InputError
-        Several systems and no ``system=``, an unknown system, or ``compare`` on a
+        Several systems and no ``system=``, an unknown system, or ``baseline`` on a
         table without systems.
+    UnknownOptionError
+        ``compare=``, the keyword this function had before ``baseline``: it drew
+        ``compare − system``, the opposite sign; the message gives the call to use.
+
+    Notes
+    -----
+    The figure grows to give every query row room for its bars and notes, and the
+    legend sits beside the Δ column, never on the bars. With ``hue``, colours are
+    distinct for up to 20 systems and repeat after that.
 
     See Also
     --------
@@ -85,14 +109,34 @@ def failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=
     >>> run, qrels, queries = rankviz.datasets.load_example()
     >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
     >>> fig, ax = plt.subplots(figsize=(8, 7))
-    >>> ax = rankviz.plots.failures(table, measure="RR@10", n=15, system="bm25",
-    ...                             compare="bm25+rerank", queries=queries, ax=ax)
+    >>> ax = rankviz.plots.failures(table, measure="RR@10", n=15, system="bm25+rerank", baseline="bm25",
+    ...                             worst_of="baseline", queries=queries, ax=ax)
     """
-    frame = prepare_failures(data, measure=measure, n=n, system=system, queries=queries, compare=compare, hue=hue)
+    removed_compare(kwargs, system, "failures")
+    frame = prepare_failures(data, measure=measure, n=n, system=system, baseline=baseline, worst_of=worst_of, queries=queries,
+                             hue=hue, zeros=zeros)
     return draw_failures(frame, style.axes(ax, "failures"), **kwargs)
 
 
-def prepare_failures(data, *, measure="RR@10", n=20, system=None, queries=None, compare=None, hue=None) -> pd.DataFrame:
+def removed_compare(kwargs: dict, system, caller: str) -> None:
+    """Raise for ``compare=``, the old keyword, with the call that draws what it drew and the one with its name's sign.
+
+    ``failures(t, system=A, compare=B)`` picked A's worst queries and wrote B − A. As
+    ``system`` named A, readers took it for "A − B": the keyword cannot be kept.
+    """
+    if "compare" not in kwargs:
+        return
+    a, b = system, kwargs["compare"]
+    raise UnknownOptionError(
+        f"{caller}: compare= was replaced by baseline=, because it drew Δ = compare − system, the opposite sign of "
+        f"rankviz.stats.compare and paired_differences (Δ = system − baseline). For the same picture "
+        f"({a}'s worst queries, Δ = {b} − {a}) call {caller}(..., system={b!r}, baseline={a!r}, worst_of='baseline'); "
+        f"for Δ = {a} − {b} call {caller}(..., system={a!r}, baseline={b!r})."
+    )
+
+
+def prepare_failures(data, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None, hue=None,
+                     zeros="collapse") -> pd.DataFrame:
     """The bars of :func:`failures`: one row per (query shown, system shown), worst query first; nothing drawn.
 
     Parameters are those of :func:`failures`.
@@ -100,21 +144,24 @@ def prepare_failures(data, *, measure="RR@10", n=20, system=None, queries=None, 
     Returns
     -------
     DataFrame
-        ``position`` (0 for the worst query), ``query_id``, ``label`` (its
-        shortened text, or its id), ``system``, ``slot`` (the bar's place beside the
-        query's other bars), ``color`` (a palette position), ``series`` (the legend
-        label), ``value`` (NaN where the system lacks the query), ``note`` (the text
-        beside the bar, or None), and with ``compare``: ``delta`` (compare - system),
-        ``delta_text`` and ``delta_sign`` ('win', 'loss' or 'none'). ``attrs`` holds
+        ``position`` (0 for the top row), ``kind`` ('query', or 'zeros' for the
+        row standing for the queries every system shown scores 0 on), ``query_id``,
+        ``label`` (its shortened text, or its id), ``system``, ``slot`` (the bar's
+        place beside the query's other bars), ``color`` (a palette position),
+        ``series`` (the legend label), ``value`` (NaN where the system lacks the
+        query), ``note`` (the text beside the bar, or None), and with ``baseline``:
+        ``delta`` (system − baseline), ``delta_text`` and ``delta_sign`` ('win':
+        the system is better, 'loss': the baseline is, or 'none'). ``attrs`` holds
         ``title``, ``xlabel``, ``ylabel``, ``legend_title``, ``legend``,
-        ``n_colors``, ``x_max``, ``unit_ticks`` and ``compare``.
+        ``n_colors``, ``x_max``, ``unit_ticks``, ``baseline`` (bool) and
+        ``delta_header``.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from rankviz.plots.worst_queries import prepare_failures
     >>> table = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "RR@10": [1.0, 0.0, 0.5]})
-    >>> prepare_failures(table, n=2, queries={"q2": "where is   it"})[["query_id", "label", "value", "note"]]
+    >>> prepare_failures(table, n=2, queries={"q2": "where is   it"}, zeros="show")[["query_id", "label", "value", "note"]]
       query_id        label  value           note
     0       q2  where is it    0.0  not in top 10
     1       q3           q3    0.5         rank 2
@@ -124,62 +171,95 @@ def prepare_failures(data, *, measure="RR@10", n=20, system=None, queries=None, 
     frame, query_col, system_col = table.frame, table.query, table.system
     column = measure_column(frame, measure, caller, exclude=table.id_columns)
     n = check_int(n, "n", caller, low=1)
+    zeros = check_choice(zeros, "zeros", caller, ("collapse", "show"))
+    worst_of = check_choice(worst_of, "worst_of", caller, ("system", "baseline"))
     systems = system_names(frame, system_col)
-    system, compare = _chosen_systems(system_col, systems, system, compare, hue, caller)
+    system, baseline = _chosen_systems(system_col, systems, system, baseline, hue, caller)
     wide = _wide(frame, query_col, system_col, column, systems, caller)
     if system_col is None:
         system = "run"
-    shown = systems if hue is not None else [system] + ([compare] if compare else [])
-    key = wide[system] if system is not None else wide[systems].mean(axis=1)
+    shown = systems if hue is not None else [system] + ([baseline] if baseline else [])
+    ranked_by = baseline if baseline and worst_of == "baseline" else system
+    key = wide[ranked_by] if ranked_by is not None else wide[systems].mean(axis=1)
     # Ties (typically the many zeros) keep query-id order: neutral, not picked to flatter either system.
     order = pd.DataFrame({"key": key.to_numpy(), "query": wide.index.to_numpy()})
-    order = order[order["key"].notna()]
-    zeros, total = int((order["key"] == 0).sum()), len(order)
-    picked = order.sort_values(["key", "query"], kind="mergesort").head(n)["query"].tolist()
-
+    order = order[order["key"].notna()].sort_values(["key", "query"], kind="mergesort")
+    all_zero = (wide.loc[order["query"], shown] == 0).all(axis=1).to_numpy()
+    collapsed = int(all_zero.sum()) if zeros == "collapse" else 0
+    picked = order.loc[~all_zero if collapsed else slice(None), "query"].head(n).tolist()
     texts = query_texts(queries, caller)
-    labels = [style.shorten(texts[q]) if texts.get(q) else q for q in picked]
-    notes = _notes(column, len(shown) <= 2)
-    rows = []
-    for slot, name in enumerate(shown):
-        series = name if hue is not None or name != compare else f"{compare} (Δ = {compare} − {system})"
-        part = wide.loc[picked, name].to_numpy()
-        color = systems.index(name) if hue is not None else slot
-        rows.append(pd.DataFrame({"position": range(len(picked)), "query_id": picked, "label": labels, "system": name,
-                                  "slot": slot, "color": color, "series": series, "value": part,
-                                  "note": [notes(v) for v in part]}))
-    out = pd.concat(rows, ignore_index=True)
-    delta = (wide.loc[picked, compare] - wide.loc[picked, system]).to_numpy() if compare else np.full(len(picked), np.nan)
-    out = out.assign(
-        delta=np.tile(delta, len(shown)),
-        delta_text=np.tile([_delta_text(d) for d in delta], len(shown)),
-        delta_sign=np.tile(["none" if not np.isfinite(d) or d == 0 else ("win" if d > 0 else "loss") for d in delta], len(shown)),
-    )[_COLUMNS]
+    rows = _bar_rows(wide, picked, shown, texts, column, system, baseline, systems, hue)
+    out = _with_zero_row(rows, collapsed, column, shown, systems, baseline, hue) if collapsed else rows
     high = np.nanmax(wide[shown].to_numpy()) if picked else 1.0
+    zero_count = int((order["key"] == 0).sum())
     out.attrs = {
-        "title": _title(column, len(picked), system_col, system, len(systems), zeros, total),
+        "title": _title(column, len(picked), system_col, _who(ranked_by, baseline), len(systems), zero_count, len(order),
+                        bool(collapsed) and len(shown) == 1),
         "xlabel": f"{column} per query" + (" (1/rank of the first relevant result)" if _is_rr(column) else ""),
         "ylabel": "query text" if texts else "query",
-        "legend_title": system_col if hue is not None else None,
+        "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None else None,
         "legend": len(shown) > 1,
-        "n_colors": len(systems) if hue is not None else 2,
+        "n_colors": len(systems) if hue is not None else max(_SYSTEM_COLOR, _BASELINE_COLOR) + 1,
         "x_max": 1.25 * max(1.0, high if np.isfinite(high) else 1.0),
         "unit_ticks": max(1.0, high) == 1.0,
-        "compare": compare is not None,
+        "baseline": baseline is not None,
+        "delta_header": f"Δ = {system} − {baseline}" if baseline else None,
     }
     return out
 
 
-def _chosen_systems(system_col, systems, system, compare, hue, caller) -> tuple[str | None, str | None]:
-    """(system, compare) checked against the table; system is None only for hue over several systems."""
+def _bar_rows(wide, picked, shown, texts, column, system, baseline, systems, hue) -> pd.DataFrame:
+    """One row per (picked query, shown system), with the notes and, against a baseline, the differences."""
+    labels = [style.shorten(texts[q]) if texts.get(q) else q for q in picked]
+    notes = _notes(column, len(shown) <= 2)
+    rows = []
+    for slot, name in enumerate(shown):
+        series, color = _series(name, systems, baseline, hue)
+        part = wide.loc[picked, name].to_numpy()
+        rows.append(pd.DataFrame({"position": range(len(picked)), "kind": "query", "query_id": picked, "label": labels,
+                                  "system": name, "slot": slot, "color": color, "series": series, "value": part,
+                                  "note": [notes(v) for v in part]}))
+    out = pd.concat(rows, ignore_index=True)
+    delta = (wide.loc[picked, system] - wide.loc[picked, baseline]).to_numpy() if baseline else np.full(len(picked), np.nan)
+    return out.assign(
+        delta=np.tile(delta, len(shown)),
+        delta_text=np.tile([_delta_text(d) for d in delta], len(shown)),
+        delta_sign=np.tile([_sign(d) for d in delta], len(shown)),
+    )[_COLUMNS]
+
+
+def _series(name, systems, baseline, hue) -> tuple[str, int]:
+    """(legend label, palette position) of one system's bars."""
+    if hue is not None:
+        return name, systems.index(name)
+    if name == baseline:
+        return f"{name} (baseline)", _BASELINE_COLOR
+    return name, _SYSTEM_COLOR
+
+
+def _with_zero_row(rows: pd.DataFrame, count: int, column, shown, systems, baseline, hue) -> pd.DataFrame:
+    """The bars below one row at the top that stands for the ``count`` queries every system shown scores 0 on."""
+    who = "every system" if hue is not None else ("both" if baseline else str(shown[0]))
+    label = f"{count} {'query' if count == 1 else 'queries'}: {column} = 0 for {who}"
+    looks = [_series(name, systems, baseline, hue) for name in shown]
+    zero = pd.DataFrame({"position": 0, "kind": "zeros", "query_id": None, "label": label, "system": list(shown),
+                         "slot": range(len(shown)), "color": [c for _, c in looks], "series": [s for s, _ in looks],
+                         "value": 0.0, "note": None, "delta": 0.0 if baseline else np.nan,
+                         "delta_text": "0" if baseline else "n/a", "delta_sign": "none"})
+    parts = [zero, rows.assign(position=rows["position"] + 1)] if len(rows) else [zero]
+    return pd.concat(parts, ignore_index=True)[_COLUMNS]
+
+
+def _chosen_systems(system_col, systems, system, baseline, hue, caller) -> tuple[str | None, str | None]:
+    """(system, baseline) checked against the table; system is None only for hue over several systems."""
     if hue is not None and hue not in ("system", system_col):
         raise InputError(
             f"{caller}: hue can only be the system column ({system_col or 'system'!r}), to draw a bar per system; got {hue!r}."
         )
     if hue is not None and system_col is None:
         raise InputError(f"{caller}: hue={hue!r} needs a table with a system column; this table has one system.")
-    if hue is not None and compare is not None:
-        raise InputError(f"{caller}: use either hue (a bar per system) or compare (one other system), not both.")
+    if hue is not None and baseline is not None:
+        raise InputError(f"{caller}: use either hue (a bar per system) or baseline (one other system), not both.")
     if system is not None:
         if system_col is None:
             raise InputError(f"{caller}: system={system!r} given, but the table has no system column.")
@@ -191,13 +271,13 @@ def _chosen_systems(system_col, systems, system, compare, hue, caller) -> tuple[
             f"{caller}: the table holds {len(systems)} systems; choose one with system=, e.g. system={systems[0]!r} "
             f"(systems: {columns_text(systems)}), or draw them all with hue='system'."
         )
-    if compare is not None:
+    if baseline is not None:
         if system_col is None:
-            raise InputError(f"{caller}: compare={compare!r} needs a table with several systems (a system column).")
-        compare = check_system(compare, systems, caller, "compare system")
-        if compare == system:
-            raise InputError(f"{caller}: compare={compare!r} is the plotted system itself; choose another system.")
-    return system, compare
+            raise InputError(f"{caller}: baseline={baseline!r} needs a table with several systems (a system column).")
+        baseline = check_system(baseline, systems, caller, "baseline")
+        if baseline == system:
+            raise InputError(f"{caller}: baseline={baseline!r} is the plotted system itself; choose another system.")
+    return system, baseline
 
 
 def _wide(frame, query_col, system_col, column, systems, caller) -> pd.DataFrame:
@@ -242,11 +322,21 @@ def _notes(column: str, shown: bool):
     return note
 
 
+def _sign(delta: float) -> str:
+    """Who wins a query: 'win' (the system), 'loss' (the baseline) or 'none'."""
+    return "none" if not np.isfinite(delta) or delta == 0 else ("win" if delta > 0 else "loss")
+
+
 def _delta_text(delta: float) -> str:
     return "n/a" if not np.isfinite(delta) else ("0" if delta == 0 else f"{delta:+.3f}")
 
 
-def _title(column, m, system_col, system, n_systems, zeros, total) -> str:
+def _who(name, baseline) -> str | None:
+    return f"{name} (baseline)" if name is not None and name == baseline else name
+
+
+def _title(column, m, system_col, system, n_systems, zeros, total, above_zero) -> str:
+    above = " above 0" if above_zero else ""
     if system_col is None:
         who, zero_text = "", f"{zeros} of {total} queries have {column} = 0"
     elif system is not None:
@@ -254,18 +344,28 @@ def _title(column, m, system_col, system, n_systems, zeros, total) -> str:
     else:
         who = f" — mean over {n_systems} systems"
         zero_text = f"{zeros} of {total} queries have {column} = 0 for every system"
-    return f"The {m} queries with the lowest {column}{who}\n{zero_text}"
+    return f"The {m} queries with the lowest {column}{above}{who}\n{zero_text}"
+
+
+def _row_inches(slots: int, notes: bool) -> float:
+    """Height of one query's row: its bars, and room for the note beside each bar when they are written."""
+    return (0.3 if slots == 1 else 0.21 * slots) if notes else max(0.3, 0.05 * slots + 0.15)
 
 
 @style.literal_text
 def draw_failures(frame: pd.DataFrame, ax, **kwargs) -> Axes:
-    """Draw the bars of :func:`prepare_failures` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.barh`."""
-    from matplotlib.transforms import blended_transform_factory
+    """Draw the bars of :func:`prepare_failures` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.barh`.
 
+    The figure grows until each query row has room for its bars and notes and the
+    title fits over the Axes; the legend goes beside the Δ column.
+    """
     info = frame.attrs
     slots = int(frame["slot"].max()) + 1 if len(frame) else 1
     queries = frame[frame["slot"] == 0]
     m = len(queries)
+    notes = bool(frame["note"].notna().any())
+    style.grow_figure(ax, width=max(4.5, style.text_inches(info["title"].split("\n"))),
+                      height=m * _row_inches(slots, notes) + 0.2)
     height = 0.75 / slots
     palette = style.colors(info["n_colors"])
     for slot, part in frame.groupby("slot", sort=True):
@@ -279,23 +379,36 @@ def draw_failures(frame: pd.DataFrame, ax, **kwargs) -> Axes:
         if zero.any():
             ax.plot(np.zeros(int(zero.sum())), y[zero], linestyle="none", marker="x", color=color,
                     markersize=max(3.0, min(7.0, 120 / (m * slots))), clip_on=False, zorder=3)
-        if part["note"].notna().all():
-            ax.bar_label(bars, labels=part["note"].tolist(), padding=6, fontsize="x-small" if slots == 2 else "small", color="0.25")
+        if notes:
+            texts = ["" if pd.isna(note) else note for note in part["note"]]
+            ax.bar_label(bars, labels=texts, padding=6, fontsize="x-small" if slots == 2 else "small", color="0.25")
 
     ax.set_yticks(queries["position"].tolist(), labels=queries["label"].tolist(), fontsize="small" if m <= 30 else "x-small")
+    for label, kind in zip(ax.get_yticklabels(), queries["kind"]):
+        if kind == "zeros":
+            label.set_fontstyle("italic")
     ax.set_ylim(m - 0.5, -0.5)  # worst on top
     ax.set_xlim(0, info["x_max"])
     if info["unit_ticks"]:
         ax.set_xticks(np.linspace(0, 1, 6))
-    if info["compare"]:
-        where = blended_transform_factory(ax.transAxes, ax.transData)
-        colors = {"win": style.color(style.WIN), "loss": style.color(style.LOSS), "none": "0.45"}
-        for y, text, sign in zip(queries["position"], queries["delta_text"], queries["delta_sign"]):
-            ax.text(1.02, y, text, transform=where, va="center", ha="left", fontsize="small", color=colors[sign])
-        ax.text(1.02, 1.0, "Δ", transform=ax.transAxes, va="bottom", ha="left", fontsize="small", fontweight="bold")
+    gap = _delta_column(ax, queries, info["delta_header"]) if info["baseline"] else 0.02
     ax.set_xlabel(info["xlabel"])
     ax.set_ylabel(info["ylabel"])
     ax.set_title(info["title"], fontsize="medium")
     if info["legend"]:
-        ax.legend(title=info["legend_title"], fontsize="small", loc="best")
+        style.legend_outside(ax, title=info["legend_title"], gap=gap)
     return ax
+
+
+def _delta_column(ax, queries: pd.DataFrame, header: str) -> float:
+    """Write each query's Δ right of the Axes, coloured by who wins, under ``header``; return the column's width in Axes widths."""
+    from matplotlib.transforms import blended_transform_factory
+
+    where = blended_transform_factory(ax.transAxes, ax.transData)
+    colors = {"win": style.color(_SYSTEM_COLOR), "loss": style.color(_BASELINE_COLOR), "none": "0.45"}
+    for y, text, sign in zip(queries["position"], queries["delta_text"], queries["delta_sign"]):
+        ax.text(1.02, y, text, transform=where, va="center", ha="left", fontsize="small", color=colors[sign])
+    ax.annotate(header, (1.02, 1.0), xycoords="axes fraction", xytext=(0, 4), textcoords="offset points", va="bottom",
+                ha="left", fontsize="small", fontweight="bold")
+    axes_inches = ax.get_position().width * ax.get_figure().get_size_inches()[0]
+    return 0.02 + (style.text_inches(queries["delta_text"], size=8.33) + 0.2) / axes_inches
