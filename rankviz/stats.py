@@ -31,7 +31,7 @@ The zero problem
     every resample). ``MRR = (1 - zero share) x MRR over non-zero queries``.
 
 Coverage (measured by ``benchmarks/coverage.py``; ``docs/statistics.md`` explains it)
-    The paired t-interval of a difference covers 0.934-0.959 at 95% on tied IR data
+    The paired t-interval of a difference covers 0.940-0.954 at 95% on tied IR data
     (n = 25-100), the bootstrap intervals 0.83-0.95: hence compare's default. One
     system's BCa interval holds except with very few non-zero queries (0.79 at 90%
     zeros and n = 25); there a calibrated note says so (fewer than 15 non-zero
@@ -63,8 +63,8 @@ from .power import PowerResult
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 
 #: a mean's interval under-covers when fewer than FEW_NONZERO queries are non-zero and at least ZERO_HEAVY of them
-#: are zero: calibrated by benchmarks/coverage.py (fires on >= 92% of samples from cells under 0.93 coverage, on
-#: <= 11% from cells at 0.94 or more; see docs/statistics.md)
+#: are zero: calibrated by benchmarks/coverage.py (fires with probability >= 0.927 in every cell under 0.93 coverage
+#: and <= 0.093 in every cell at 0.94 or more, exact binomial sums; see docs/statistics.md)
 FEW_NONZERO = 15
 ZERO_HEAVY = 0.8
 
