@@ -258,3 +258,15 @@ def test_cli_eval_dask_matches_pandas(client, tmp_path):
                              capture_output=True, text=True)
     assert on_dask.returncode == 0, on_dask.stderr
     assert on_dask.stdout == plain.stdout
+
+
+def test_shuffle_false_uses_the_partitions_as_they_are_and_refuses_split_queries(client):
+    run, qrels = _generated(40, 25, seed=4)
+    run = pd.concat([run.assign(system="a"), run.assign(system="b")], ignore_index=True)
+    expected = rankviz.evaluate(run, FEW, qrels, per_query=True)
+    by_query = run.sort_values("query_id", kind="stable")
+    whole = dd.from_pandas(by_query, npartitions=1, sort=False)
+    pd.testing.assert_frame_equal(whole.rankviz.evaluate(FEW, qrels=qrels, per_query=True, shuffle=False), expected)
+    split = dd.from_pandas(run, npartitions=3, sort=False)  # random row order: every query in every partition
+    with pytest.raises(rankviz.InputError, match="shuffle=True"):
+        split.rankviz.evaluate(FEW, qrels=qrels, shuffle=False)

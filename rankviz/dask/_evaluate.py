@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from .._columns import find_column
-from .._errors import UnmatchedIdsWarning
+from .._errors import InputError, UnmatchedIdsWarning
 from .._frame import resolve_qrels
 from .._pipeline import SINGLE_SYSTEM, kept_cells, read_judgements
-from ._compute import compute
+from ._compute import compute, current_client
 from ._partitions import cells_table, evaluate_partition, first_seen
 
 __all__ = ["per_query_table"]
@@ -61,24 +61,46 @@ def _plan(run, qrels, options) -> _Plan:
     return _Plan(query, system, qrels, queries)
 
 
-def _tasks(run, plan: _Plan, measures, options, caller: str):
+def _broadcast(value):
+    """``value`` as one task input: scattered to every worker with a distributed client, else embedded once."""
+    import dask
+
+    client = current_client()
+    if client is None:
+        return dask.delayed(value, pure=True)
+    return client.scatter([value], broadcast=True, hash=False)[0]
+
+
+def _tasks(run, plan: _Plan, measures, options, caller: str, shuffle: bool):
     """Delayed per-partition evaluations of the shuffled run, and the first-seen pre-pass when order needs it."""
     import dask
 
-    shuffled = run.shuffle(on=plan.query, npartitions=run.npartitions)
+    grouped = run.shuffle(on=plan.query, npartitions=run.npartitions) if shuffle else run
     local = dataclasses.replace(options, missing="drop")
     judgements = None
     if plan.qrels is not None:
         q_name = find_column(plan.qrels, "query", _given(plan.qrels, options.columns.query), required=True, what="qrels")
-        judgements = dask.delayed((plan.qrels, plan.qrels[q_name].astype(str)), pure=True)
+        judgements = _broadcast((plan.qrels, plan.qrels[q_name].astype(str)))
     work = dask.delayed(evaluate_partition, pure=True)
-    parts = [work(p, judgements, measures, local, caller, plan.query, plan.system) for p in shuffled.to_delayed()]
+    parts = [work(p, judgements, measures, local, caller, plan.query, plan.system) for p in grouped.to_delayed()]
     need_queries = plan.qrels is None
     firsts = []
     if plan.system is not None or need_queries:
         seen = dask.delayed(first_seen, pure=True)
         firsts = [seen(p, plan.system, plan.query if need_queries else None) for p in run.to_delayed()]
     return parts, firsts
+
+
+def _check_cells_whole(table: pd.DataFrame, caller: str) -> None:
+    """With ``shuffle=False``: a (system, query) evaluated in two partitions had its rows split between them."""
+    keys = [c for c in ("system", "query_id") if c in table.columns]
+    split = table.duplicated(keys, keep=False)
+    if split.any():
+        example = table.loc[split, keys].iloc[0].tolist()
+        raise InputError(
+            f"{caller}: with shuffle=False every query's rows (of each system) must sit in one partition, but "
+            f"{' '.join(map(repr, example))} has rows in several. Pass shuffle=True (the default) to group them by query id."
+        )
 
 
 def _given(frame, name):
@@ -209,12 +231,12 @@ def _no_shared_query(run, measures, plan: _Plan, options, caller: str) -> None:
     cells_table(head, measures, plan.qrels, options, caller)  # raises the pandas path's InputError
 
 
-def per_query_table(run, measures, qrels, options, caller: str, progress: bool = False) -> pd.DataFrame:
+def per_query_table(run, measures, qrels, options, caller: str, progress: bool = False, shuffle: bool = True) -> pd.DataFrame:
     """The per-query table of a Dask run, equal to ``rankviz.evaluate(..., per_query=True)`` on the whole frame."""
     for m in measures:
         m.check_complete()
     plan = _plan(run, qrels, options)
-    parts, firsts = _tasks(run, plan, measures, options, caller)
+    parts, firsts = _tasks(run, plan, measures, options, caller, shuffle)
     computed = compute([*parts, *firsts], progress=progress)
     results, seen = computed[: len(parts)], computed[len(parts) :]
     systems = _ordered_unique(s for s, _ in seen) if plan.system is not None else None
@@ -224,6 +246,8 @@ def per_query_table(run, measures, qrels, options, caller: str, progress: bool =
         _no_shared_query(run, measures, plan, options, caller)
     columns = ["system"] * (systems is not None) + ["query_id"] + [m.name for m in measures]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
+    if not shuffle:
+        _check_cells_whole(table, caller)
     queries = plan.qrels_queries if plan.qrels is not None else _ordered_unique(q for _, q in seen)
     missing_from_run = _check_missing(systems, queries, _present(table, systems is not None), options.missing, caller)
     if options.missing == "zero" and any(missing_from_run.values()):

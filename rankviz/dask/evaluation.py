@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._errors import InputError
 from .._options import EvalOptions, with_eval_options
 from .._pipeline import SINGLE_SYSTEM, with_rel
 from .._validation import check_choice, check_cutoff
@@ -31,7 +32,9 @@ def _system_values(table: pd.DataFrame, measures: list[Measure]) -> tuple[list[s
 
 
 @with_eval_options
-def evaluate(run, measures, qrels=None, *, per_query: bool = False, progress: bool = False, options: EvalOptions) -> pd.DataFrame:
+def evaluate(
+    run, measures, qrels=None, *, per_query: bool = False, progress: bool = False, shuffle: bool = True, options: EvalOptions
+) -> pd.DataFrame:
     """Evaluate a Dask DataFrame run on several measures: :func:`rankviz.evaluate`, out of core.
 
     Parameters
@@ -48,6 +51,12 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, progress: bo
         One row per system x query instead of one per system.
     progress : bool, default False
         Show a progress bar (distributed's with a client, else Dask's local one).
+    shuffle : bool, default True
+        Group the rows by query id first. ``False`` skips the shuffle when every
+        (system, query)'s rows already sit in one partition (a parquet dataset written
+        per query range, one TREC file per system read with ``blocksize=None``); a
+        query found in two partitions then raises an ``InputError`` instead of
+        giving wrong numbers.
 
     Returns
     -------
@@ -61,7 +70,9 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, progress: bo
         The pandas path's errors with its messages, raised where the partition is evaluated.
     """
     measures = with_rel(parse_measures(measures), options.rel)
-    table = per_query_table(run, measures, qrels, options, "evaluate", progress)
+    if shuffle not in (True, False):
+        raise InputError(f"The 'shuffle' parameter of evaluate must be True or False. Got {shuffle!r} instead.")
+    table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
     if per_query:
         return table
     systems, values = _system_values(table, measures)
