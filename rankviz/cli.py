@@ -188,7 +188,7 @@ def _eval_on_dask(args, qrels, measures, relstring, options, trec_order) -> int:
         if args.dask:
             stack.enter_context(Client(args.dask))
         else:
-            cluster = stack.enter_context(LocalCluster(host="127.0.0.1", dashboard_address=None))
+            cluster = stack.enter_context(LocalCluster(host="127.0.0.1", dashboard_address=":0"))
             stack.enter_context(Client(cluster))
         run = rankviz_dask.read_run(args.run)
         tag = str(run["system"].head(1).iloc[0])
