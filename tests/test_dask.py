@@ -270,3 +270,9 @@ def test_shuffle_false_uses_the_partitions_as_they_are_and_refuses_split_queries
     split = dd.from_pandas(run, npartitions=3, sort=False)  # random row order: every query in every partition
     with pytest.raises(rankviz.InputError, match="shuffle=True"):
         split.rankviz.evaluate(FEW, qrels=qrels, shuffle=False)
+
+
+def test_a_pandas_frame_is_pointed_to_the_pandas_functions():
+    run, qrels = _generated(3, 3)
+    with pytest.raises(rankviz.InputError, match="for a pandas DataFrame use rankviz.evaluate"):
+        rankviz.dask.evaluate(run, "AP", qrels)

@@ -49,6 +49,11 @@ class _Plan:
 
 def _plan(run, qrels, options) -> _Plan:
     """Resolve the run's columns from its schema and validate the qrels on the client."""
+    if not hasattr(run, "to_delayed") or not hasattr(run, "shuffle"):
+        raise InputError(
+            f"rankviz.dask needs a Dask DataFrame (rankviz.dask.read_run, dask.dataframe.from_pandas). Got "
+            f"{type(run).__name__} instead; for a pandas DataFrame use rankviz.evaluate or df.rank."
+        )
     columns = options.columns
     query = find_column(run, "query", columns.query, required=True, what="run")
     system = find_column(run, "system", columns.system, required=False, what="run")

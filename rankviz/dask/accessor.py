@@ -59,8 +59,5 @@ def register() -> None:
     import dask.dataframe as dd
 
     for name in ("rankviz", "rank"):
-        current = getattr(dd.DataFrame, name, None)
-        if current is None:
+        if getattr(dd.DataFrame, name, None) is None:  # already ours (a re-import), or Dask's own: left as it is
             dd.extensions.register_dataframe_accessor(name)(DaskRankAccessor)
-        elif current is not DaskRankAccessor and getattr(current, "_accessor", None) is not DaskRankAccessor:
-            continue  # Dask has its own attribute of that name: keep it
