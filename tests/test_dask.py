@@ -33,7 +33,7 @@ FEW = ["RR@10", "nDCG@10", "AP", "R@100", "P@5", "Rprec", "Success@10", "bpref"]
 @pytest.fixture(scope="session")
 def client():
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB", dashboard_address=":0"
     )
     with distributed.Client(cluster) as c:
         yield c
