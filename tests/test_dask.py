@@ -97,6 +97,7 @@ def test_dask_has_no_rank_method_of_its_own_and_keeps_its_api():
 # ----------------------------------------------------------------------------- same numbers
 
 
+@pytest.mark.slow  # all_trec on ten runs, twice: ~90 s on this shared machine
 def test_trec_covid_every_measure_same_as_pandas(client, tmp_path):
     folder = shared_path("trec_covid_round1")
     paths = sorted(str(p) for p in (folder / "runs").iterdir())
