@@ -90,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true",
                     help="drop unjudged items before ranking (trec_eval -J, condensed lists)")
     ev.add_argument("--ties", choices=TIES, default="trec_eval")
+    ev.add_argument("--dask", nargs="?", const="", default=None, metavar="SCHEDULER_ADDRESS",
+                    help="evaluate on Dask (pip install 'rankviz[dask]'): a local cluster, or the scheduler at "
+                         "SCHEDULER_ADDRESS (tcp://host:8786); RUN may then be a glob or a parquet folder")
 
     rep = sub.add_parser("report", help="write a one-file HTML report", description="Evaluate runs and write a shareable HTML report.")
     rep.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (the first is the baseline)")
@@ -121,6 +124,8 @@ def _files_after_m(args) -> None:
     ``-m`` takes several measures, so in trec_eval's argument order it also takes the
     two files; they are the last values when the positional arguments are missing.
     """
+    if args.dask and "://" not in args.dask:  # `--dask QRELS RUN`: --dask took the qrels file, not an address
+        args.qrels, args.run, args.dask = args.dask, args.qrels, ""
     missing = [name for name in ("qrels", "run") if getattr(args, name) is None]
     values = args.measures or []
     if not missing:
@@ -146,19 +151,53 @@ def _eval(args) -> int:
     names, relstring = expand_trec_names(args.measures or DEFAULT_EVAL_MEASURES)
     measures = with_rel(parse_measures(names), args.rel)
     qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
-    tag = run["system"].iloc[0]
     options = EvalOptions.resolve(
         "eval", rel=args.rel, depth=args.depth, missing=args.missing, ties=args.ties, judged_only=args.judged_only
     )
-    run = run.drop(columns="system")
     # all_trec comes in trec_eval's table order; measures named one by one keep the order given
     trec_order = "all_trec" in (args.measures or ())
+    if args.dask is not None:
+        return _eval_on_dask(args, qrels, measures, relstring, options, trec_order)
+    run = read_run(args.run)
+    tag = run["system"].iloc[0]
+    run = run.drop(columns="system")
     lines = trec_eval_lines(
         run, qrels, measures, run_id=tag, per_query=args.q, relstring=relstring, options=options, trec_order=trec_order
     )
     sys.stdout.write("\n".join(lines) + "\n")
     _report_queries(run, qrels, args.missing)
+    return 0
+
+
+def _eval_on_dask(args, qrels, measures, relstring, options, trec_order) -> int:
+    """``rankviz eval --dask [ADDRESS]``: the same lines, computed on a Dask cluster with a text progress bar."""
+    import contextlib
+    import functools
+
+    from ._errors import InputError
+    from .trec_output import trec_eval_lines
+
+    if relstring is not None and args.q:
+        raise InputError("relstring is not available with --dask (it needs the whole run in memory); leave it out.")
+    try:
+        import rankviz.dask as rankviz_dask
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise InputError(f"--dask needs Dask: {exc}") from None
+    with contextlib.ExitStack() as stack:
+        if args.dask:
+            stack.enter_context(Client(args.dask))
+        else:
+            cluster = stack.enter_context(LocalCluster(host="127.0.0.1", dashboard_address=":0"))
+            stack.enter_context(Client(cluster))
+        run = rankviz_dask.read_run(args.run)
+        tag = str(run["system"].head(1).iloc[0])
+        run = run.drop(columns="system")
+        evaluate = functools.partial(rankviz_dask.evaluate, progress=sys.stderr.isatty())
+        with contextlib.redirect_stdout(sys.stderr):  # distributed's text bar writes to stdout: keep stdout the table
+            lines = trec_eval_lines(run, qrels, measures, run_id=tag, per_query=args.q, relstring=None, options=options,
+                                    trec_order=trec_order, evaluate_with=evaluate)
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 

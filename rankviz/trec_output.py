@@ -165,19 +165,22 @@ def _per_query_lines(table, measures: list[Measure], queries, strings: dict | No
 
 
 def trec_eval_lines(
-    run, qrels, measures, *, run_id: str, per_query: bool, relstring: int | None, options: EvalOptions, trec_order: bool = True
+    run, qrels, measures, *, run_id: str, per_query: bool, relstring: int | None, options: EvalOptions, trec_order: bool = True,
+    evaluate_with=None,
 ):
     """trec_eval's output lines for a run of one system (see the module docstring).
 
     ``relstring`` is the number of grades of trec_eval's per-query ``relstring`` line,
     or None for none. ``trec_order=False`` keeps the measures in the order given
     (``rankviz eval -m nDCG@10 AP``) instead of trec_eval's table order.
+    ``evaluate_with`` replaces :func:`rankviz.evaluation.evaluate` (``rankviz eval --dask``
+    passes :func:`rankviz.dask.evaluate`); it takes and returns what ``evaluate`` does.
     """
     measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
     if trec_order:
         measures = ordered(measures, options.rel)
     qrels = read_judgements(qrels)
-    table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
+    table = (evaluate_with or evaluate)(run, measures, qrels, per_query=True, **options.as_keywords())
     table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")
     queries = table["query_id"].astype(str).tolist()
     lines = []

@@ -34,6 +34,8 @@ LAYERS = {
     "significance": 5, "multiple": 5, "fusion": 5,
     # presentation: plots, widgets, reports, the command line
     "plots": 6, "widgets": 6, "report": 6, "cli": 6, "trec_output": 6,
+    # presentation: the same evaluation on Dask DataFrames (optional extra; imported only as rankviz.dask)
+    "dask": 6,
     # glue: the accessor and the package's public surface
     "accessor": 7, "__init__": 7, "__main__": 7,
 }

@@ -22,7 +22,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 def test_notebooks_exist_numbered_and_without_outputs():
     names = [p.stem for p in NOTEBOOKS]
     for expected in ("01_quickstart", "02_metric_ladder", "03_per_query_debugging", "04_comparing_systems", "05_interactive",
-                     "06_many_systems_and_fusion"):
+                     "06_many_systems_and_fusion", "07_at_scale"):
         assert expected in names
     for path in NOTEBOOKS:
         nb = json.loads(path.read_text())

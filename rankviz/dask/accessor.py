@@ -1,0 +1,63 @@
+"""``ddf.rankviz`` (and ``ddf.rank``) on Dask DataFrames: the evaluation methods that make sense out of core.
+
+Dask DataFrames have no ``rank`` method (checked by ``tests/test_dask.py``), so
+``ddf.rank`` breaks nothing of Dask's API; it does take the place of attribute
+access to a column named ``rank`` (TREC runs have one): use ``ddf["rank"]``, as on
+pandas, where ``df.rank`` was never the column either. Like the pandas accessor it
+holds only the frame; every method is the :mod:`rankviz.dask.evaluation` function
+with the frame bound (same signature, same docstring).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from . import evaluation
+
+__all__ = ["DaskRankAccessor", "register"]
+
+
+def _bound(func, name: str | None = None):
+    """A method that calls ``func(frame, ...)``, with ``func``'s signature (minus the frame) and docstring."""
+
+    def method(self, *args, **kwargs):
+        return func(self._frame, *args, **kwargs)
+
+    signature = inspect.signature(func)
+    params = list(signature.parameters.values())
+    method.__signature__ = signature.replace(
+        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params[1:]]
+    )
+    method.__name__ = name or func.__name__
+    method.__qualname__ = f"DaskRankAccessor.{method.__name__}"
+    method.__doc__ = func.__doc__
+    return method
+
+
+class DaskRankAccessor:
+    """rankviz's evaluation methods on a Dask DataFrame (``ddf.rankviz.evaluate(...)``, ``ddf.rank.mrr(...)``).
+
+    Every method returns pandas objects (per-query tables are small), so the
+    statistics, plots and reports of rankviz take them unchanged.
+    """
+
+    def __init__(self, frame):
+        self._frame = frame
+
+    evaluate = _bound(evaluation.evaluate)
+    mrr = _bound(evaluation.mrr)
+    ndcg = _bound(evaluation.ndcg)
+    map = _bound(evaluation.mean_average_precision, "map")
+    recall = _bound(evaluation.recall)
+    precision = _bound(evaluation.precision)
+    hit_rate = _bound(evaluation.hit_rate)
+    r_precision = _bound(evaluation.r_precision)
+
+
+def register() -> None:
+    """Register ``rankviz`` and ``rank`` on Dask DataFrames (idempotent; ``rank`` only while Dask has none)."""
+    import dask.dataframe as dd
+
+    for name in ("rankviz", "rank"):
+        if getattr(dd.DataFrame, name, None) is None:  # already ours (a re-import), or Dask's own: left as it is
+            dd.extensions.register_dataframe_accessor(name)(DaskRankAccessor)

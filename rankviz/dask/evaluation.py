@@ -1,0 +1,137 @@
+"""Evaluation functions for Dask DataFrames: the same names, options and numbers as :mod:`rankviz.evaluation`.
+
+``evaluate(run, measures, qrels, per_query=True)`` returns the per-query table as a
+*pandas* DataFrame (one row per system x query: small), so ``rankviz.stats.bootstrap``,
+``rankviz.stats.compare``, ``rankviz.multiple.significance_table``, the plots, the
+explorer and reports take it unchanged. Every option (``rel``, ``depth``,
+``missing``, ``duplicates``, ``ties``, ``order``, ``score_dtype``, ``judged_only``,
+``columns``) means what it means on pandas; ``progress=True`` shows a progress bar.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .._errors import InputError
+from .._options import EvalOptions, with_eval_options
+from .._pipeline import SINGLE_SYSTEM, with_rel
+from .._validation import check_choice, check_cutoff
+from ..measures import Measure, aggregate, parse_measures
+from ._evaluate import per_query_table
+
+__all__ = ["evaluate", "mrr", "ndcg", "mean_average_precision", "recall", "precision", "hit_rate", "r_precision"]
+
+
+def _system_values(table: pd.DataFrame, measures: list[Measure]) -> tuple[list[str], list[list[float]]]:
+    """Each system's aggregate of each measure (as its family declares), systems in the table's order."""
+    if "system" not in table.columns:
+        return [SINGLE_SYSTEM], [[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]]
+    systems = list(dict.fromkeys(table["system"].astype(str)))
+    groups = {name: group for name, group in table.groupby(table["system"].astype(str), sort=False)}
+    return systems, [[aggregate(groups[s][m.name].to_numpy(), m.aggregate) for m in measures] for s in systems]
+
+
+@with_eval_options
+def evaluate(
+    run, measures, qrels=None, *, per_query: bool = False, progress: bool = False, shuffle: bool = True, options: EvalOptions
+) -> pd.DataFrame:
+    """Evaluate a Dask DataFrame run on several measures: :func:`rankviz.evaluate`, out of core.
+
+    Parameters
+    ----------
+    run : dask.dataframe.DataFrame
+        A long run (query id, doc id, score and/or rank, optional system), e.g. from
+        :func:`rankviz.dask.read_run`. Any partitioning: rows are shuffled by query id.
+    measures : str, Measure or list of them
+        As for :func:`rankviz.evaluate`.
+    qrels : DataFrame, path or dict, optional
+        Judgements, read on the client (they must fit in memory: they are sent to every
+        worker once). A Dask DataFrame of qrels is computed first.
+    per_query : bool, default False
+        One row per system x query instead of one per system.
+    progress : bool, default False
+        Show a progress bar (distributed's with a client, else Dask's local one).
+    shuffle : bool, default True
+        Group the rows by query id first. ``False`` skips the shuffle when every
+        (system, query)'s rows already sit in one partition (a parquet dataset written
+        per query range, one TREC file per system read with ``blocksize=None``); a
+        query found in two partitions then raises an ``InputError`` instead of
+        giving wrong numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Exactly what :func:`rankviz.evaluate` returns on the whole run as one pandas
+        frame: the same columns, rows, order, values and ``attrs["rankviz"]``.
+
+    Raises
+    ------
+    InputError, ColumnError, DuplicateError, UnknownMeasureError
+        The pandas path's errors with its messages, raised where the partition is evaluated.
+    """
+    measures = with_rel(parse_measures(measures), options.rel)
+    if shuffle not in (True, False):
+        raise InputError(f"The 'shuffle' parameter of evaluate must be True or False. Got {shuffle!r} instead.")
+    table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
+    if per_query:
+        return table
+    systems, values = _system_values(table, measures)
+    result = pd.DataFrame(values, columns=[m.name for m in measures])
+    if "system" in table.columns:
+        result.insert(0, "system", pd.array(systems, dtype="str"))
+    result.attrs["rankviz"] = table.attrs["rankviz"]
+    return result
+
+
+def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> pd.Series:
+    (measure,) = with_rel([measure], options.rel)
+    table = per_query_table(run, [measure], qrels, options, caller, progress)
+    systems, values = _system_values(table, [measure])
+    return pd.Series([v[0] for v in values], index=pd.Index(systems, name="system", dtype="str"), name=measure.name)
+
+
+@with_eval_options
+def mrr(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a Series per system."""
+    return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr", progress)
+
+
+@with_eval_options
+def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a Series per system."""
+    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
+    measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
+    return _single(run, measure, qrels, options, "ndcg", progress)
+
+
+@with_eval_options
+def mean_average_precision(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a Series per system."""
+    return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
+
+
+@with_eval_options
+def recall(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a Series per system."""
+    measure = Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False))
+    return _single(run, measure, qrels, options, "recall", progress)
+
+
+@with_eval_options
+def precision(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a Series per system."""
+    measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
+    return _single(run, measure, qrels, options, "precision", progress)
+
+
+@with_eval_options
+def hit_rate(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Share of queries with a relevant item in the top ``k`` of a Dask run (:func:`rankviz.hit_rate`)."""
+    measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
+    return _single(run, measure, qrels, options, "hit_rate", progress)
+
+
+@with_eval_options
+def r_precision(run, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+    """Mean R-precision of a Dask run (:func:`rankviz.r_precision`), a Series per system."""
+    return _single(run, Measure("Rprec"), qrels, options, "r_precision", progress)
