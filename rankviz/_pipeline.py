@@ -39,6 +39,7 @@ __all__ = [
     "warn_closed_world",
     "with_rel",
     "evaluated_cells",
+    "runs_from_frames",
 ]
 
 def read_judgements(qrels):
@@ -62,7 +63,31 @@ def read_run_input(run):
     """
     if isinstance(run, Mapping) and run and all(isinstance(v, Mapping) for v in run.values()):
         return run_from_dict(run)
+    if isinstance(run, Mapping) and run and all(isinstance(v, pd.DataFrame) for v in run.values()):
+        return runs_from_frames(run)
     return run
+
+
+def runs_from_frames(runs: Mapping, caller: str = "evaluate") -> pd.DataFrame:
+    """``{name: run frame}`` as one run frame with a ``system`` column holding the names.
+
+    A frame's own ``system`` column with one value (the run tag ``read_run`` keeps) gives way to the
+    dict's name, which the caller chose; one with several systems is refused, since the name could not
+    say which of them it means.
+    """
+    parts = []
+    for name, frame in runs.items():
+        if "system" in frame.columns:
+            tags = frame["system"].dropna().unique()
+            if len(tags) > 1:
+                raise InputError(
+                    f"{caller}: run {str(name)!r} of the dict has {len(tags)} systems in its own 'system' column "
+                    f"({', '.join(map(repr, map(str, tags[:3])))}...); pass one system per dict entry, or the frame "
+                    "itself without the dict."
+                )
+            frame = frame.drop(columns="system")
+        parts.append(frame.assign(system=pd.array([str(name)] * len(frame), dtype="str")))
+    return pd.concat(parts, ignore_index=True)
 
 
 def judge_run(run, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str, with_arrays: bool = False):

@@ -42,6 +42,7 @@ from ._pipeline import (
     metadata,
     read_judgements,
     read_run_input,
+    runs_from_frames,
     system_cells,
     system_names,
     with_rel,
@@ -297,9 +298,10 @@ def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str 
         raise InputError(f"{caller}: the dict of runs is empty.")
     tables = []
     for name, frame in runs.items():
-        part = evaluate(frame, measures, qrels, per_query=True, **options.as_keywords())
+        one = runs_from_frames({name: frame}, caller) if isinstance(frame, pd.DataFrame) else frame
+        part = evaluate(one, measures, qrels, per_query=True, **options.as_keywords())
         if "system" in part.columns:
-            raise InputError(f"{caller}: run {name!r} has its own system column; pass one system per dict entry.")
+            part = part.drop(columns="system")
         part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
         tables.append(part)
     return pd.concat(tables, ignore_index=True)

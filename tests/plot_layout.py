@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.legend import Legend
-from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 

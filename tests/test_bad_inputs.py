@@ -225,3 +225,21 @@ def test_a_query_id_with_two_texts_is_said_not_silently_overwritten():
     assert texts == {"q1": "first text", "q2": "other"}
     same = pd.DataFrame({"query_id": ["q1", "q1"], "text": ["same", "same"]})
     assert query_texts(same, "failures") == {"q1": "same"}  # a plain repeat says nothing
+
+
+def test_a_dict_of_run_frames_is_several_systems_named_by_the_keys():
+    from rankviz.datasets import load_example
+
+    run, qrels, _ = load_example()
+    runs = {name: part.reset_index(drop=True) for name, part in run.groupby("system", sort=True)}
+    renamed = {f"my {name}": part for name, part in runs.items()}  # each frame keeps its own one-valued tag
+    got = rankviz.evaluate(renamed, ["RR@10", "AP"], qrels)
+    want = rankviz.evaluate(run, ["RR@10", "AP"], qrels)
+    assert got["system"].tolist() == [f"my {s}" for s in want["system"]]
+    assert np.array_equal(got[["RR@10", "AP"]].to_numpy(), want[["RR@10", "AP"]].to_numpy())
+    # compare takes the same dict (it refused frames carrying their run tag before)
+    first, second = sorted(renamed)[:2]
+    res = rankviz.compare({k: renamed[k] for k in (first, second)}, first, "RR@10", qrels, rng=0)
+    assert res.table["system"].tolist() == [second]
+    with pytest.raises(rankviz.InputError, match=r"run 'all' of the dict has \d+ systems in its own 'system' column"):
+        rankviz.evaluate({"all": run}, ["AP"], qrels)

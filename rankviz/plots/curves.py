@@ -7,19 +7,15 @@ drawn, without matplotlib; the ``draw_*`` steps draw it.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
-from .._columns import columns_text
 from .._errors import ColumnError, InputError
 from .._tables import per_query_table
-from .._validation import check_cutoff
 from ..measures import Measure, parse_measure
 from . import style
-from .inputs import groups, hue_column, measure_column, values
+from .inputs import hue_column
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
