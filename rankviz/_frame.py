@@ -149,6 +149,20 @@ def encode(arr) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int32, copy=False), np.asarray(dictionary.to_pylist(), dtype=object)
 
 
+def encode_ids(series: pd.Series, *, role: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``encode(id_array(series))``; a categorical of string categories (``read_run``'s ``system``) straight
+    from its codes, without a string per row."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) and all(isinstance(v, str) for v in dtype.categories):
+        codes = series.cat.codes.to_numpy()
+        if (codes >= 0).all():  # a missing id goes the general way, which names its row
+            first = pd.unique(codes)
+            remap = np.full(len(dtype.categories), -1, dtype=np.int32)
+            remap[first] = np.arange(len(first), dtype=np.int32)
+            return remap[codes], np.asarray([str(v) for v in dtype.categories[first]], dtype=object)
+    return encode(id_array(series, role=role, what=what))
+
+
 # ------------------------------------------------------------------ values
 
 
@@ -335,7 +349,7 @@ def _long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dty
     docs = id_array(cols.frame[cols.doc], role="doc", what="run")
     systems = sys_codes = None
     if cols.system is not None:
-        sys_codes, values = encode(id_array(cols.frame[cols.system], role="system", what="run"))
+        sys_codes, values = encode_ids(cols.frame[cols.system], role="system", what="run")
         systems = tuple(str(v) for v in values)
     grade = None
     judged = None

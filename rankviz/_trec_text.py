@@ -54,7 +54,7 @@ import pyarrow.compute as pc
 from ._errors import InputError, RankvizWarning, TrecFormatError, warn
 from ._frame import MAX_EXACT
 
-__all__ = ["Fields", "read_text", "split_fields", "integers", "decimals", "comment_lines", "warn_comments"]
+__all__ = ["FOREIGN", "Fields", "display_name", "read_text", "split_fields", "integers", "decimals", "comment_lines", "warn_comments"]
 
 INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
 DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -63,14 +63,20 @@ _SEPARATORS = " \t\n\v\f\r"  # isspace() in the C locale: trec_eval's field sepa
 _IS_SEPARATOR = np.zeros(256, dtype=bool)
 _IS_SEPARATOR[list(_SEPARATORS.encode("ascii"))] = True
 _COMMENT = re.compile(r"^[ \t\v\f\r]*#", re.MULTILINE)
-# Characters Python's str.split() splits on that C's isspace() does not, a byte-order mark, and NUL.
-_FOREIGN = re.compile("[\x00\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+#: Characters Python's str.split() splits on that C's isspace() does not, a byte-order mark, and NUL
+#: (refused here, and never handed to pyarrow by the fast reader, ``_trec_fast``).
+FOREIGN = re.compile("[\x00\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 _INNER_CR = re.compile(r"\r[ \t\v\f\r]*[^ \t\v\f\r\n]")
 _COMPRESSED = (
     (b"\x1f\x8b", "gzip", gzip.decompress),
     (b"BZh", "bzip2", bz2.decompress),
     (b"\xfd7zXZ\x00", "xz", lzma.decompress),
 )
+
+
+def display_name(path) -> str:
+    """The file's name as messages show it: the path as given."""
+    return os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
 
 
 def read_text(path) -> tuple[str, str]:
@@ -93,7 +99,7 @@ def read_text(path) -> tuple[str, str]:
     >>> read_text(path)[1]
     'q1 Q0 d1 1 2.5 t\\n'
     """
-    name = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+    name = display_name(path)
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -210,7 +216,7 @@ def _without_comments(text: str) -> tuple[str, list[int], list[str]]:
 
 def _check_characters(name: str, text: str) -> None:
     """Refuse what trec_eval would read differently from how the file looks: see the module docstring."""
-    found = _FOREIGN.search(text)
+    found = FOREIGN.search(text)
     inner_cr = _INNER_CR.search(text) if "\r" in text else None
     if inner_cr is not None and (found is None or inner_cr.start() < found.start()):
         number = _line_at(text, inner_cr.start())

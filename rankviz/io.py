@@ -1,4 +1,4 @@
-"""Reading and writing TREC run, qrels and topic files, and dict-of-dicts interop.
+"""Reading and writing TREC run, qrels and topic files, run parquet files, and dict-of-dicts interop.
 
 TREC files are read the way trec_eval 10 reads them (the details, and where rankviz
 departs from trec_eval to refuse what it would misread, are in
@@ -13,33 +13,52 @@ gzip, bzip2 and xz files read transparently, by their magic bytes.
 
 Ids are always returned as strings (pandas' ``str`` dtype): ``"01"`` and ``"1"``
 are different documents, as they are to trec_eval.
+
+Two readers give the same frames: a fast one (:mod:`rankviz._trec_fast`, pyarrow's
+CSV parser in blocks) for files written the usual way, and the validating one
+(:mod:`rankviz._trec_text`) for every other file and for any file in which the fast
+one finds a problem, so errors always name the file, the line and what was expected.
+A run saved with ``write_run(..., format="parquet")`` is read back by
+:func:`read_run` (recognised by its magic bytes); topic files are read by
+:mod:`rankviz._topics`.
 """
 
 from __future__ import annotations
 
+import glob
 import math
 import numbers
+import os
 import re
-import xml.etree.ElementTree as ET
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._columns import Columns
 from ._errors import DuplicateError, InputError, TrecFormatError
 from ._frame import MAX_EXACT, resolve_long_run, resolve_qrels
-from ._trec_text import (
-    comment_lines,
-    decimals,
-    integers,
-    read_text,
-    split_fields,
-    warn_comments,
+from ._run_table import (
+    RunParts,
+    is_parquet,
+    parts_from_fields,
+    parts_from_table,
+    read_parquet_run,
+    run_frame,
+    string_series,
+    write_parquet_run,
 )
+from ._topics import read_topics
+from ._trec_fast import QRELS_COLUMNS, RUN_COLUMNS, read_fast
+from ._trec_text import decimals, display_name, integers, read_text, split_fields
 
 __all__ = [
     "read_run",
+    "read_runs",
     "read_qrels",
     "read_topics",
     "write_run",
@@ -58,14 +77,32 @@ def _strings(values) -> pd.Series:
     return pd.Series(values, dtype="str")
 
 
+def _run_parts(path, system: str | None, comments: bool) -> RunParts:
+    """One run file's columns: parquet, or TREC text through the fast reader, else the validating one."""
+    name = display_name(path)
+    if is_parquet(path):
+        return read_parquet_run(name, path, system)
+    parts = parts_from_table(name, read_fast(path, RUN_COLUMNS), system)  # no local holds the table
+    if parts is not None:
+        return parts
+    name, text = read_text(path)
+    fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
+    score = decimals(fields, 4, "score (5th)")
+    rank = integers(fields, 3, "rank (4th)")
+    fields.warn_skipped()
+    return parts_from_fields(name, fields.columns[0], fields.columns[2], rank, score, fields.columns[5], system)
+
+
 def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.DataFrame:
-    """Read a TREC run file.
+    """Read a TREC run file, or a run saved as parquet by :func:`write_run`.
 
     Parameters
     ----------
     path : str or path-like
         A file of ``query_id Q0 doc_id rank score tag`` lines, plain or compressed
-        (gzip, bzip2, xz: recognised by their first bytes, whatever the file's name).
+        (gzip, bzip2, xz: recognised by their first bytes, whatever the file's name),
+        or a parquet file written by ``write_run(..., format="parquet")`` (also
+        recognised by its first bytes).
     system : str, optional
         The name to put in the ``system`` column. By default the run's tag (the
         sixth field) is used.
@@ -79,7 +116,8 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
     -------
     DataFrame
         Columns ``query_id`` (str), ``doc_id`` (str), ``rank`` (int64),
-        ``score`` (float64) and ``system`` (str), in file order.
+        ``score`` (float64) and ``system`` (categorical of str, the tags sorted),
+        in file order.
 
     Raises
     ------
@@ -91,11 +129,26 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
         that is not an integer of magnitude at most 2**53, a no-break space or
         another character trec_eval would read differently (see
         :mod:`rankviz._trec_text`), or a file that is not UTF-8 text.
+    ColumnError
+        For a parquet file without the columns ``query_id``, ``doc_id``, ``rank``,
+        ``score`` and ``system`` (``system`` is not needed when ``system=`` is
+        given), or with missing values, non-finite scores or ranks beyond 2**53 in them.
+
+    See Also
+    --------
+    read_runs : many run files into one frame.
+    write_run : write a run as a TREC file or as parquet.
 
     Notes
     -----
     Like trec_eval, evaluation orders documents by ``score`` (descending, ties by
     doc id descending); the ``rank`` field is kept but not trusted.
+
+    A file written the usual way (single spaces between fields, LF or CRLF line
+    ends, plain integer ranks, no comment lines) is parsed by pyarrow in blocks, in
+    parallel and without holding its text in memory; any other file, and any file
+    with a problem, is read by the validating reader, which gives the same frame or
+    names the line at fault (see :mod:`rankviz._trec_fast`).
 
     Examples
     --------
@@ -107,20 +160,98 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
     0       q1     d1     1    2.5   bm25
     1       q1     d2     2    1.5   bm25
     """
-    name, text = read_text(path)
-    fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
-    score = decimals(fields, 4, "score (5th)")
-    rank = integers(fields, 3, "rank (4th)")
-    fields.warn_skipped()
-    return pd.DataFrame(
-        {
-            "query_id": _strings(fields.columns[0]),
-            "doc_id": _strings(fields.columns[2]),
-            "rank": rank,
-            "score": score,
-            "system": _strings(fields.columns[5] if system is None else [system] * len(score)),
-        }
-    )
+    return run_frame([_run_parts(path, system, comments)])
+
+
+_GLOB_CHARACTERS = re.compile(r"[*?[]")
+
+
+def _run_paths(paths) -> list:
+    """The files a read_runs argument names: a glob pattern, a folder (its files), one path or a list of paths."""
+    if isinstance(paths, (str, os.PathLike)):
+        text = os.fsdecode(paths)
+        if _GLOB_CHARACTERS.search(text) and not os.path.exists(text):
+            found = sorted(glob.glob(text))
+            if not found:
+                raise FileNotFoundError(f"read_runs: no file matches {text!r} (relative to {os.getcwd()}).")
+            return [p for p in found if not os.path.isdir(p)]
+        if os.path.isdir(text):
+            found = sorted(p for p in Path(text).iterdir() if p.is_file() and not p.name.startswith("."))
+            if not found:
+                raise FileNotFoundError(f"read_runs: the folder {text!r} has no files.")
+            return found
+        return [paths]
+    try:
+        listed = list(paths)
+    except TypeError:
+        raise InputError(f"read_runs expects a glob pattern, a folder, or a list of paths. Got {type(paths).__name__}.") from None
+    if not listed:
+        raise InputError("read_runs: the list of paths is empty.")
+    missing = [display_name(p) for p in listed if not os.path.exists(p)]
+    if missing:
+        raise FileNotFoundError(f"read_runs: no such file: {', '.join(missing[:5])}" + (f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""))
+    return listed
+
+
+def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.DataFrame:
+    """Read many run files into one frame, one system per run (the "all submissions in a folder" case).
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        A glob pattern (``"runs/*.txt"``, ``"runs/**/*.gz"`` does not recurse), a
+        folder (every file in it but hidden ones, sorted by name), or a list of paths.
+        Each file is read as by :func:`read_run`: TREC text, plain or compressed, or
+        parquet.
+    system_from : {'tag', 'file'}, default 'tag'
+        Name each run's rows by its tag (the sixth field), or by the file's name
+        without its directory (``runs/bm25.txt.gz`` -> ``'bm25.txt.gz'``).
+    comments : bool, default True
+        As for :func:`read_run`.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`read_run`, the files' rows one after the other in
+        the order of ``paths``; ``system`` is categorical (the names sorted).
+
+    Raises
+    ------
+    FileNotFoundError
+        For a pattern that matches no file, an empty folder, or a listed path that
+        does not exist (all are checked before any file is read).
+    InputError
+        When two files give the same system name (two runs with one tag: read them
+        with ``system_from='file'``), for an empty list, or an unknown ``system_from``.
+    TrecFormatError, ColumnError
+        As for :func:`read_run`, naming the file at fault.
+
+    Examples
+    --------
+    >>> import rankviz, tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> for tag in ("bm25", "dense"):
+    ...     _ = open(os.path.join(folder, tag + ".txt"), "w").write(f"q1 Q0 d1 1 2.5 {tag}\\n")
+    >>> runs = rankviz.read_runs(os.path.join(folder, "*.txt"))
+    >>> runs["system"].tolist(), runs["system"].dtype.name
+    (['bm25', 'dense'], 'category')
+    """
+    if system_from not in ("tag", "file"):
+        raise InputError(f"The 'system_from' parameter of read_runs must be 'tag' or 'file'. Got {system_from!r} instead.")
+    files = _run_paths(paths)
+    parts, owner = [], {}
+    for path in files:
+        name = display_name(path)
+        part = _run_parts(path, os.path.basename(name) if system_from == "file" else None, comments)
+        for tag in part.tags:
+            if tag in owner:
+                raise InputError(
+                    f"read_runs: the runs {owner[tag]} and {name} both name their rows {tag!r}, which would merge them "
+                    "into one system. Read them with system_from='file' (each file's name), or rename a tag."
+                )
+            owner[tag] = name
+        parts.append(part)
+    return run_frame(parts)
 
 
 def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
@@ -162,6 +293,11 @@ def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
     0       q1         0     d1          2
     1       q1       0.5     d2          0
     """
+    table = read_fast(path, QRELS_COLUMNS)
+    if table is not None:
+        columns = {c: string_series(table.column(c)) for c in ("query_id", "iteration", "doc_id")}
+        columns["relevance"] = table.column("relevance").to_numpy().astype(np.int64, copy=False)
+        return pd.DataFrame(columns, copy=False)
     name, text = read_text(path)
     fields = split_fields(name, text, 4, what="qrels", expected=_QRELS_FIELDS, extra=False, comments=comments)
     relevance = integers(fields, 3, "relevance (4th)")
@@ -174,136 +310,6 @@ def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
             "relevance": relevance,
         }
     )
-
-
-_LABEL = {"num": "number", "title": "topic", "desc": "description", "narr": "narrative"}
-_SGML_COLUMN = {"num": "query_id", "title": "text", "desc": "description", "narr": "narrative"}
-_SGML_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z]+)\b[^>]*>")
-_TOPIC_COLUMNS = ["query_id", "text", "question", "description", "narrative"]
-
-
-def _topic_field(value: str | None, tag: str) -> str:
-    """Whitespace collapsed, and the label TREC topics start the field with dropped ('Number: 301' -> '301')."""
-    text = " ".join((value or "").split())
-    label = _LABEL.get(tag)
-    if label and text[: len(label) + 1].lower() == label + ":":
-        text = text[len(label) + 1 :].lstrip()
-    return text
-
-
-def _xml_topics(name: str, text: str) -> list[dict]:
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise TrecFormatError(f"{name}: not well-formed topic XML ({exc}).") from None
-    rows = []
-    for topic in root.iter("topic"):
-        rows.append(
-            {
-                "query_id": _topic_field(topic.get("number") or topic.findtext("num"), "num"),
-                "text": _topic_field(topic.findtext("query") or topic.findtext("title"), "title"),
-                "question": _topic_field(topic.findtext("question"), "question"),
-                "description": _topic_field(topic.findtext("desc") or topic.findtext("description"), "desc"),
-                "narrative": _topic_field(topic.findtext("narr") or topic.findtext("narrative"), "narr"),
-            }
-        )
-    if not rows:
-        raise TrecFormatError(f"{name}: no <topic> elements found.")
-    unnamed = [i for i, row in enumerate(rows, start=1) if not row["query_id"]]
-    if unnamed:
-        raise TrecFormatError(f"{name}: <topic> number {unnamed[0]} of the file has no number attribute or <num> (its query id).")
-    return rows
-
-
-def _sgml_topics(name: str, text: str) -> list[dict]:
-    """Classic TREC topics: ``<top> <num> Number: 301 <title> ... <desc> Description: ... </top>``, not XML."""
-    starts = [m.end() for m in re.finditer(r"<\s*top\s*>", text, flags=re.IGNORECASE)]
-    rows = []
-    for start, stop in zip(starts, starts[1:] + [len(text)]):
-        block = re.split(r"<\s*/\s*top\s*>", text[start:stop], maxsplit=1, flags=re.IGNORECASE)[0]
-        tags = list(_SGML_TAG.finditer(block))
-        row = {}
-        for tag, following in zip(tags, tags[1:] + [None]):
-            key = tag.group(2).lower()
-            if not tag.group(1) and key in _SGML_COLUMN:
-                row[_SGML_COLUMN[key]] = _topic_field(block[tag.end() : following.start() if following else None], key)
-        if not row.get("query_id"):
-            line = text.count("\n", 0, start) + 1
-            raise TrecFormatError(f"{name}, line {line}: a <top> topic without a <num> (its query id); add '<num> Number: ...'.")
-        row.setdefault("text", row.get("description", ""))
-        rows.append(row)
-    return rows
-
-
-def _tsv_topics(name: str, text: str, comments: bool) -> list[dict]:
-    lines = text.split("\n")
-    skipped = comment_lines(text) if comments else []
-    comment_set = set(skipped)
-    rows = []
-    for index, line in enumerate(lines):
-        if not line.strip() or index in comment_set:
-            continue
-        parts = line.split("\t", 1)
-        if len(parts) != 2:
-            raise TrecFormatError(f"{name}, line {index + 1}: expected 'query_id<TAB>text', found {line.strip()!r}.")
-        rows.append({"query_id": parts[0].strip(), "text": parts[1].strip()})
-    if skipped and rows:
-        warn_comments(name, len(skipped), skipped[0] + 1, lines[skipped[0]])
-    return rows
-
-
-def read_topics(path, *, comments: bool = True) -> pd.DataFrame:
-    """Read query texts: TREC topic XML, classic TREC (SGML) topics, or a two-column TSV.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The topic file, plain or compressed (gzip, bzip2, xz), in one of three forms:
-
-        * XML with ``<topic number="1">`` (or ``<num>``) elements holding ``<query>``
-          or ``<title>``, and optionally ``<question>``, ``<desc>``, ``<narr>``;
-        * classic TREC topics, ``<top> <num> Number: 301 <title> ... <desc>
-          Description: ... <narr> Narrative: ... </top>`` (SGML, not well-formed XML);
-        * ``query_id<TAB>text`` lines (blank lines and ``#`` comments skipped as in
-          :func:`read_run`; ``comments=False`` reads them as data).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``query_id`` (str) and ``text`` (str: the query or title, whitespace
-        collapsed; a topic without a title gets its description), plus ``question``,
-        ``description`` and ``narrative`` when the file has them. Labels that TREC
-        topics start a field with (``Number:``, ``Topic:``, ``Description:``,
-        ``Narrative:``) are dropped: ``<num> Number: 301`` gives the id ``'301'``.
-
-    Raises
-    ------
-    TrecFormatError
-        For XML that is not well formed (and has no ``<top>`` topics), a topic
-        without a query id, or a TSV line without a tab, naming the file and line.
-
-    Examples
-    --------
-    >>> import rankviz, tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "topics.301")
-    >>> _ = open(path, "w").write("<top>\\n<num> Number: 301\\n<title> Organized Crime & Drugs\\n"
-    ...                           "<desc> Description:\\nWhich groups?\\n</top>\\n")
-    >>> rankviz.read_topics(path)
-      query_id                     text    description
-    0      301  Organized Crime & Drugs  Which groups?
-    """
-    name, text = read_text(path)
-    if re.search(r"<\s*top\s*>", text, flags=re.IGNORECASE):
-        rows = _sgml_topics(name, text)
-    elif text.lstrip().startswith("<"):
-        rows = _xml_topics(name, text)
-    else:
-        rows = _tsv_topics(name, text, comments)
-    frame = pd.DataFrame([[row.get(c, "") for c in _TOPIC_COLUMNS] for row in rows], columns=_TOPIC_COLUMNS, dtype=object)
-    if frame.empty:
-        raise TrecFormatError(f"{name}: the file has no topics (expected TREC topic XML, <top> topics or 'query_id<TAB>text' lines).")
-    extra = [c for c in _TOPIC_COLUMNS[2:] if not frame[c].str.len().any()]
-    return frame.drop(columns=extra).astype("str")
 
 
 def _check_writable_ids(query_ids: pd.Series, doc_ids: pd.Series) -> None:
@@ -320,8 +326,38 @@ def _check_writable_ids(query_ids: pd.Series, doc_ids: pd.Series) -> None:
         )
 
 
-def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None) -> None:
-    """Write a run as a TREC run file, ranked the way trec_eval reads it.
+def _run_tag(frame: pd.DataFrame, system: str | None, tag: str | None) -> str:
+    """The sixth field: ``tag``, else the frame's one system name, else 'rankviz'."""
+    if system is not None:
+        systems = [str(s) for s in pd.unique(frame[system])]
+        if len(systems) > 1:
+            raise InputError(
+                f"write_run writes one system per file; this frame holds {len(systems)} "
+                f"({', '.join(systems[:5])}). Select one, e.g. run[run.{system} == {systems[0]!r}]."
+            )
+        if tag is None and systems:
+            tag = systems[0]
+    tag = tag or "rankviz"
+    if any(ch.isspace() for ch in tag):
+        raise InputError(f"The run tag must not contain whitespace. Got {tag!r}.")
+    return tag
+
+
+def _write_parquet_replacing(path, *columns) -> None:
+    """Write to a temporary file beside ``path`` and move it into place: a failed write leaves ``path`` as it was."""
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".write_run-", suffix=".parquet", dir=folder)
+    os.close(handle)
+    try:
+        write_parquet_run(temporary, *columns)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, format: str | None = None) -> None:
+    """Write a run as a TREC run file (or as parquet), ranked the way trec_eval reads it.
 
     Parameters
     ----------
@@ -330,32 +366,34 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None) 
         for :func:`rankviz.evaluate`). With a ``system`` column it must hold one
         system only.
     path : str or path-like
+        The file to write; an existing file is replaced (as pandas' ``to_csv`` and
+        ``to_parquet`` do). A parquet file is written beside it first and moved into
+        place, so a failed write leaves the old file as it was.
     tag : str, optional
         The sixth field. Defaults to the system name, else ``"rankviz"``.
     columns : dict, optional
         Column names by role when the defaults and aliases do not find them:
         ``{'query': ..., 'doc': ..., 'score': ..., 'rank': ..., 'system': ...}``.
+    format : {'trec', 'parquet'}, optional
+        TREC text lines, or a parquet file of the columns :func:`read_run` returns
+        (``query_id``, ``doc_id``, ``rank``, ``score``, ``system``), which
+        :func:`read_run` reads back much faster. By default ``'parquet'`` when the
+        path ends in ``.parquet`` or ``.pq``, else ``'trec'``.
 
     Notes
     -----
     Lines are sorted by query id and by trec_eval's order (score descending, ties
     by doc id descending); the rank field is rewritten to match. Scores are
-    written with Python's shortest round-trip representation.
+    written with Python's shortest round-trip representation. Both formats hold
+    the same rows: ``read_run`` gives the same frame from either.
     """
+    if format is None:
+        format = "parquet" if os.fspath(path).lower().endswith((".parquet", ".pq")) else "trec"
+    if format not in ("trec", "parquet"):
+        raise InputError(f"The 'format' parameter of write_run must be 'trec' or 'parquet'. Got {format!r} instead.")
     cols = resolve_long_run(run, Columns.of(columns, "write_run"), need_doc=True)
     frame = cols.frame
-    if cols.system is not None:
-        systems = frame[cols.system].astype("str").unique()
-        if len(systems) > 1:
-            raise InputError(
-                f"write_run writes one system per file; this frame holds {len(systems)} "
-                f"({', '.join(map(str, systems[:5]))}). Select one, e.g. run[run.{cols.system} == {systems[0]!r}]."
-            )
-        if tag is None and len(systems):
-            tag = str(systems[0])
-    tag = tag or "rankviz"
-    if any(ch.isspace() for ch in tag):
-        raise InputError(f"The run tag must not contain whitespace. Got {tag!r}.")
+    tag = _run_tag(frame, cols.system, tag)
     qid = frame[cols.query].astype("str")
     did = frame[cols.doc].astype("str")
     _check_writable_ids(qid, did)
@@ -368,12 +406,28 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None) 
     if not np.isfinite(score).all():
         bad = score[~np.isfinite(score)][0]
         raise InputError(f"write_run: every score must be a finite number (read_run refuses others). Got {bad!r}.")
-    order = pd.DataFrame({"q": qid.to_numpy(dtype=object), "k": key, "d": did.to_numpy(dtype=object)})
-    order = order.sort_values(["q", "k", "d"], ascending=[True, True, False], kind="mergesort")
-    ranks = order.groupby("q", sort=False).cumcount() + 1
+    order, ranks = _trec_order(qid, key, did)
+    q_sorted, d_sorted = (pc.take(pa.array(ids, from_pandas=True), pa.array(order)) for ids in (qid, did))
+    if format == "parquet":
+        _write_parquet_replacing(path, q_sorted, d_sorted, ranks, score[order], tag)
+        return
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        for q, d, r, s in zip(order["q"], order["d"], ranks, score[order.index.to_numpy()]):
-            handle.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
+        for q, d, r, s in zip(q_sorted.to_pylist(), d_sorted.to_pylist(), ranks.tolist(), score[order].tolist()):
+            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+
+
+def _trec_order(qid: pd.Series, key: np.ndarray, did: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The rows sorted by query id, then ``key`` ascending, then doc id descending (byte order, as trec_eval), with
+    each row's rank in its query (1, 2, ...); Arrow's stable sort."""
+    table = pa.table({"q": pa.array(qid, from_pandas=True), "k": pa.array(key), "d": pa.array(did, from_pandas=True)})
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("k", "ascending"), ("d", "descending")]).to_numpy()
+    n = len(order)
+    if n == 0:
+        return order, np.zeros(0, dtype=np.int64)
+    codes = pc.dictionary_encode(table.column("q")).combine_chunks().indices.to_numpy(zero_copy_only=False)[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    ranks = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
+    return order, ranks
 
 
 def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:

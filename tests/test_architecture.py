@@ -25,7 +25,7 @@ LAYERS = {
     # measures: the registry of measure families and their kernels (numpy only)
     "measures": 2, "kernels": 2,
     # input: files and formats, the built-in example
-    "io": 3, "_trec_text": 3, "datasets": 3,
+    "io": 3, "_trec_text": 3, "_trec_fast": 3, "_run_table": 3, "_topics": 3, "datasets": 3,
     # the evaluation pipeline every entry point shares
     "_pipeline": 4, "_resampling": 4,
     # analysis: evaluation tables, statistics and their result objects, ties
