@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._columns import Columns
-from ._errors import DuplicateError, InputError, TrecFormatError
+from ._errors import DuplicateError, InputError
 from ._frame import MAX_EXACT, resolve_long_run, resolve_qrels
 from ._run_table import (
     RunParts,

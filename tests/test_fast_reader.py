@@ -74,7 +74,6 @@ def _validating(kind: str, path):
 
 def _fast_frame(kind: str, path, block_size: int) -> pd.DataFrame:
     """The fast reader's frame with blocks of ``block_size`` bytes."""
-    names = _trec_fast.RUN_COLUMNS if kind == "run" else _trec_fast.QRELS_COLUMNS
     with mock.patch.object(rankviz.io, "read_fast", lambda path, names: _trec_fast.read_fast(path, names, block_size=block_size)):
         return rankviz.read_run(path) if kind == "run" else rankviz.read_qrels(path)
 
