@@ -5,8 +5,11 @@
   scripts) plus an ``index.html`` linking them: the main job of the README.
 * :func:`build_report` executes the parameterised report notebook shipped in
   ``rankviz/templates/report.ipynb`` on the user's TREC files and writes one
-  shareable HTML file (code hidden): summary with confidence intervals, a
-  comparison against the first run, plots, and the worst queries with their text.
+  shareable HTML file (code hidden) that reads the same for 1 run as for 50: a
+  short title, a table of contents, the summary first (the significance table, the
+  zero problem), overview plots, the comparison against the first run, and one
+  collapsed section per system (its distributions and worst queries with text);
+  see :mod:`rankviz.report_sections`.
 
 User-supplied strings (run names, query text) only reach the HTML through
 pandas' ``to_html`` (which escapes), matplotlib images, or :func:`html.escape`.
@@ -331,7 +334,7 @@ def build_report(
         "REL": int(rel),
         "N_RESAMPLES": int(n_resamples),
         "RNG": int(rng),
-        "TITLE": title or "Evaluation report: " + ", ".join(names),
+        "TITLE": title or ("Evaluation report" if len(names) > 1 else f"Evaluation report: {names[0]}"),
     }
     template = resources.files("rankviz").joinpath("templates/report.ipynb").read_text(encoding="utf-8")
     nb = nbformat.reads(template, as_version=4)

@@ -60,20 +60,37 @@ def scrub_paths(text: str) -> str:
     return _PATH.sub(lambda m: m.group("name"), text)
 
 
+_SAYS_WHAT_TO_DO = re.compile(r"\b(?:see|pass|use|give|report|check|rename|call)\b", re.IGNORECASE)
+
+
 def note(message: str, *, category: str | None = None, advice: str | None = None) -> str:
-    """A short styled note (HTML): what happened and, when known, what to do.
+    """A short styled note (HTML): what happened and, when the message does not say it, what to do.
+
+    A message that lists the same finding for many systems or measures (parts joined
+    by ``"; "``) shows its first part and how many more there are; the whole list
+    is one click away (``<details>``).
 
     Examples
     --------
-    >>> "what to do" in note("x <y>", category="TiesWarning")
+    >>> "what to do" in note("x <y>", category="ClosedWorldWarning")
     True
+    >>> "what to do" in note("ties move it. See df.rank.ties(...)", category="TiesWarning")
+    False
     >>> "&lt;y&gt;" in note("x <y>")
     True
     """
+    message = scrub_paths(message)
     advice = advice if advice is not None else _ADVICE.get(category or "", "")
     label = "Note" if category is None else f"Note ({category})"
-    body = f"<b>{html.escape(label)}:</b> {html.escape(scrub_paths(message))}"
-    if advice and advice not in message:
+    parts = [p.strip() for p in message.split("; ") if p.strip()]
+    if len(message) > 400 and len(parts) > 1:
+        more = f" (and {len(parts) - 1} more like it)"
+        rest = "".join(f"<li>{html.escape(p)}</li>" for p in parts[1:])
+        body = (f"<b>{html.escape(label)}:</b> {html.escape(parts[0])}{html.escape(more)}"
+                f"<details><summary>all {len(parts)}</summary><ul>{rest}</ul></details>")
+    else:
+        body = f"<b>{html.escape(label)}:</b> {html.escape(message)}"
+    if advice and not _SAYS_WHAT_TO_DO.search(message):
         body += f'<br><span style="color:#555"><i>what to do:</i> {html.escape(advice)}</span>'
     return f'<div class="rankviz-note" style="{_NOTE_STYLE}">{body}</div>'
 

@@ -27,6 +27,13 @@ def test_note_says_what_to_do_and_escapes():
     page = note("bad <id>", category="ClosedWorldWarning")
     assert "&lt;id&gt;" in page and "what to do" in page and "qrels=" in page
     assert "what to do" not in note("something else")
+    assert "what to do" not in note("ties move it. See df.rank.ties(...)", category="TiesWarning")
+
+
+def test_a_long_list_of_findings_is_one_line_and_a_details():
+    message = "; ".join(f"RR@10 of 'run{i}' is non-zero on only 5 of 30 queries: with so few, no interval holds" for i in range(12))
+    page = note(message, category="DegenerateDataWarning")
+    assert "(and 11 more like it)" in page and "<details>" in page and page.count("<li>") == 11
 
 
 def test_scrub_paths_keeps_file_names():

@@ -1,0 +1,100 @@
+"""The pieces of ``rankviz report``'s page: title, contents, sections, collapsed per-system detail.
+
+The report notebook (``rankviz/templates/report.ipynb``) computes with the public
+API and puts its results on the page with these functions, so that the page reads
+the same for 1 run as for 50: a short title, a table of contents, the summary
+first (the significance table and the zero problem, one row per system), overview
+plots whose size does not depend on the number of runs, and one collapsed
+``<details>`` section per system. Every user string (run names, query texts, the
+title) is escaped here or by :func:`rankviz.results.html_table`.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from .results import html_table
+
+__all__ = ["title_block", "contents", "heading", "details", "system_anchor", "system_summary", "comparison_overview", "STYLE"]
+
+#: the report's own CSS: compact tables, collapsible sections that show they can open
+STYLE = (
+    "<style>"
+    ".rankviz-report-toc{columns:2;max-width:44rem;margin:0 0 1rem 0}"
+    ".rankviz-report details{border:1px solid #ddd;border-radius:4px;margin:4px 0;padding:2px 8px}"
+    ".rankviz-report details>summary{cursor:pointer;padding:3px 0}"
+    ".rankviz-report details[open]>summary{border-bottom:1px solid #eee;margin-bottom:6px}"
+    ".rankviz-report .rankviz-subtitle{color:#555;margin-top:-0.4rem}"
+    ".rankviz-report .rankviz-systems{line-height:1.8}"
+    "</style>"
+)
+
+
+def title_block(title: str, subtitle: str, settings: str) -> str:
+    """The short title, one line saying what was evaluated, and the settings in small print."""
+    return (
+        f'<div class="rankviz-report">{STYLE}<h1>{html.escape(title)}</h1>'
+        f'<p class="rankviz-subtitle">{html.escape(subtitle)}</p><p><small>{html.escape(settings)}</small></p></div>'
+    )
+
+
+def contents(entries, systems=()) -> str:
+    """A table of contents: (anchor, label) pairs, then every system's detail as a link."""
+    items = "".join(f'<li><a href="#{html.escape(a, quote=True)}">{html.escape(label)}</a></li>' for a, label in entries)
+    links = ""
+    if systems:
+        links = '<p class="rankviz-systems"><small>Systems: ' + " &middot; ".join(
+            f'<a href="#{system_anchor(i)}">{html.escape(name)}</a>' for i, name in enumerate(systems)
+        ) + "</small></p>"
+    return f'<div class="rankviz-report"><h2 id="contents">Contents</h2><ol class="rankviz-report-toc">{items}</ol>{links}</div>'
+
+
+def heading(anchor: str, text: str, intro: str = "") -> str:
+    """A section heading with an anchor the contents link to, and a sentence saying how to read it."""
+    lead = f"<p>{html.escape(intro)}</p>" if intro else ""
+    return f'<div class="rankviz-report"><h2 id="{html.escape(anchor, quote=True)}">{html.escape(text)}</h2>{lead}</div>'
+
+
+def system_anchor(index: int) -> str:
+    """The anchor of the ``index``-th system's detail (by position: names may hold any character)."""
+    return f"system-{int(index) + 1}"
+
+
+def details(summary: str, body: str, *, anchor: str | None = None, open: bool = False) -> str:
+    """A collapsed section: ``summary`` is HTML the caller escaped, ``body`` HTML."""
+    ident = f' id="{html.escape(anchor, quote=True)}"' if anchor else ""
+    return f'<div class="rankviz-report"><details{ident}{" open" if open else ""}><summary>{summary}</summary>{body}</details></div>'
+
+
+def system_summary(name: str, means: pd.Series, baseline: bool = False) -> str:
+    """The one line a collapsed system shows: its name and its means (escaped HTML)."""
+    values = " &middot; ".join(f"{html.escape(str(m))} {float(v):.4f}" for m, v in means.items())
+    tag = " <small>(baseline)</small>" if baseline else ""
+    return f"<b>{html.escape(name)}</b>{tag} &mdash; {values}"
+
+
+def comparison_overview(table: pd.DataFrame, baseline: str, alpha: float = 0.05) -> str:
+    """How many systems are significantly better or worse than the baseline, per measure, as a small table.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :attr:`rankviz.stats.Comparison.table` (``system``, ``measure``, ``difference``, ``p_corrected``).
+    """
+    rows = []
+    for measure, part in table.groupby("measure", sort=False):
+        significant = part["p_corrected"] < alpha
+        rows.append(
+            {
+                "measure": measure,
+                "n_better": int((significant & (part["difference"] > 0)).sum()),
+                "n_worse": int((significant & (part["difference"] < 0)).sum()),
+                "n_not_significant": int((~significant).sum()),
+                "largest_gain": float(part["difference"].max()),
+                "largest_loss": float(part["difference"].min()),
+            }
+        )
+    caption = f"Systems against {baseline}: significantly better or worse after correction (alpha = {alpha:g})"
+    return html_table(pd.DataFrame(rows), caption, index=False)
