@@ -69,7 +69,8 @@ def test_rendered_notebook_is_self_contained(rendered, path):
     assert not re.search(r"<script[^>]*src=[\"']https?://", html), "external script left in the HTML"
     assert not re.search(r"import\(\s*[\"']https?://", html), "a script imports from the network"
     # warnings are notes, not stderr boxes with temp paths
-    assert "application/vnd.jupyter.stderr" not in html and "ipykernel_" not in html and "/tmp/" not in html
+    assert 'data-mime-type="application/vnd.jupyter.stderr"' not in html  # (the CSS names it; no output has it)
+    assert "ipykernel_" not in html and "/tmp/" not in html
     if path.stem != "05_interactive":
         assert "data:image/png;base64," in html, "plots should be embedded as images"
 
