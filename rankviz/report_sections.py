@@ -17,7 +17,10 @@ import pandas as pd
 
 from .results import html_table
 
-__all__ = ["title_block", "contents", "heading", "details", "system_anchor", "system_summary", "comparison_overview", "STYLE"]
+__all__ = [
+    "title_block", "contents", "heading", "details", "system_anchor", "system_summary", "comparison_overview",
+    "significance_overview", "resampling_floor", "STYLE",
+]
 
 #: the report's own CSS: compact tables, collapsible sections that show they can open
 STYLE = (
@@ -98,3 +101,49 @@ def comparison_overview(table: pd.DataFrame, baseline: str, alpha: float = 0.05)
         )
     caption = f"Systems against {baseline}: significantly better or worse after correction (alpha = {alpha:g})"
     return html_table(pd.DataFrame(rows), caption, index=False)
+
+
+def significance_overview(table) -> str:
+    """A :class:`~rankviz.significance.SignificanceTable` for many systems: ranked, with counts instead of letters.
+
+    Letters stop being readable beyond a dozen systems (``a,d,j,k,n,q,...``). Here
+    the rows are sorted by the first measure, best first, and each mean carries the
+    number of systems it is significantly better than (``>12``) and its interval;
+    the best mean per column is bold. The letters table itself stays available (the
+    report puts it in a collapsed section).
+    """
+    first = table.measures[0]
+    order = sorted(table.systems, key=lambda s: (-float(table.means.loc[s, first]), s))
+    head = "".join(f'<th style="text-align:right">{html.escape(m)}</th>' for m in table.measures)
+    rows = []
+    for rank, system in enumerate(order, start=1):
+        cells = []
+        for m in table.measures:
+            mean = f"{float(table.means.loc[system, m]):.4f}"
+            text = f"<b>{mean}</b>" if system in table.best(m) else mean
+            beats = len(table.better_than(system, m))
+            text += f"<sup>&gt;{beats}</sup>" if beats else ""
+            if table.ci_low is not None:
+                text += f"<br><small>[{float(table.ci_low.loc[system, m]):.4f}, {float(table.ci_high.loc[system, m]):.4f}]</small>"
+            cells.append(f'<td style="text-align:right">{text}</td>')
+        rows.append(f"<tr><td>{rank}</td><td>{html.escape(system)}</td>{''.join(cells)}</tr>")
+    lead = (
+        f"{len(order)} systems ranked by {first}. A superscript &gt;n: significantly better than n other systems on that "
+        f"measure ({html.escape(table.description())})"
+    )
+    return (
+        f'<div class="rankviz-report"><p>{lead}</p><table class="rankviz-table"><thead><tr><th></th><th>system</th>{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def resampling_floor(n_resamples: int, n_tests: int, alpha: float = 0.05) -> str:
+    """A sentence when no randomization p-value can pass ``alpha`` after Holm over ``n_tests`` (else '')."""
+    floor = n_tests / (n_resamples + 1)
+    if floor <= alpha:
+        return ""
+    return (
+        f"With {n_resamples} resamples the smallest randomization p-value is 1/{n_resamples + 1}; over {n_tests} tests "
+        f"Holm's correction cannot bring it below {alpha:g}, so nothing can be significant here. Run the report with "
+        f"more resamples (--n-resamples {int(n_tests / alpha) + 1} or more)."
+    )

@@ -26,3 +26,22 @@ def test_comparison_overview_counts_significant_wins_and_losses():
     rows = pd.read_html(__import__("io").StringIO(page))[0].set_index("measure")
     assert rows.loc["RR@10", ["n_better", "n_worse", "n_not_significant"]].tolist() == [1, 1, 1]
     assert rows.loc["AP", ["n_better", "n_worse", "n_not_significant"]].tolist() == [0, 1, 2]
+
+
+def test_significance_overview_ranks_and_counts():
+    import rankviz
+
+    per_query = pd.DataFrame({
+        "system": ["<s1>"] * 8 + ["s2"] * 8 + ["s3"] * 8,
+        "query_id": [f"q{i}" for i in range(8)] * 3,
+        "AP": [0.9] * 8 + [0.5, 0.4, 0.6, 0.5, 0.4, 0.6, 0.5, 0.5] + [0.1] * 8,
+    })  # fmt: skip
+    table = rankviz.multiple.significance_table(per_query, ["AP"], rng=0, n_resamples=200, confidence_level=None)
+    page = rs.significance_overview(table)
+    assert page.index("&lt;s1&gt;") < page.index("s2") < page.index("s3")  # best first
+    assert "<b>0.9000</b>" in page and "<s1>" not in page
+
+
+def test_resampling_floor_says_when_nothing_can_be_significant():
+    assert "--n-resamples" in rs.resampling_floor(500, 245)
+    assert rs.resampling_floor(10_000, 245) == ""
