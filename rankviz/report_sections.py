@@ -127,9 +127,12 @@ def significance_overview(table) -> str:
                 text += f"<br><small>[{float(table.ci_low.loc[system, m]):.4f}, {float(table.ci_high.loc[system, m]):.4f}]</small>"
             cells.append(f'<td style="text-align:right">{text}</td>')
         rows.append(f"<tr><td>{rank}</td><td>{html.escape(system)}</td>{''.join(cells)}</tr>")
+    test = {"tukey": "randomized Tukey HSD for paired data"}.get(table.test, f"{table.test} test, {table.correction} correction")
+    ci = f"; under each mean its {table.confidence_level:.0%} bootstrap interval" if table.ci_low is not None else ""
     lead = (
-        f"{len(order)} systems ranked by {first}. A superscript &gt;n: significantly better than n other systems on that "
-        f"measure ({html.escape(table.description())})"
+        f"{len(order)} systems ranked by {html.escape(first)}, mean over {table.n_queries} queries. A superscript &gt;n: "
+        f"significantly better than n other systems on that measure ({html.escape(test)}, alpha = {table.alpha:g}); "
+        f"the best mean per column is bold{ci}."
     )
     return (
         f'<div class="rankviz-report"><p>{lead}</p><table class="rankviz-table"><thead><tr><th></th><th>system</th>{head}'
