@@ -1,12 +1,13 @@
 # Two entry points, each creating .venv and installing what it needs:
 #   make notebooks   run every notebook on the built-in example, render HTML under build/
 #   make test        run the test suite (what .ci/run calls)
+# optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv)
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks test test-fast test-pandas22 bench bench-coverage clean
+.PHONY: notebooks lab test test-fast test-pandas22 bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +19,10 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 
 notebooks: $(VENV)/.installed-notebooks
 	$(BIN)/python -m rankviz notebooks notebooks --output build
+
+# Optional: the notebooks live in JupyterLab (widgets included), on the built-in example.
+lab: $(VENV)/.installed-lab
+	$(BIN)/jupyter lab notebooks
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest

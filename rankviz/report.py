@@ -5,8 +5,11 @@
   scripts) plus an ``index.html`` linking them: the main job of the README.
 * :func:`build_report` executes the parameterised report notebook shipped in
   ``rankviz/templates/report.ipynb`` on the user's TREC files and writes one
-  shareable HTML file (code hidden): summary with confidence intervals, a
-  comparison against the first run, plots, and the worst queries with their text.
+  shareable HTML file (code hidden) that reads the same for 1 run as for 50: a
+  short title, a table of contents, the summary first (the significance table, the
+  zero problem), overview plots, the comparison against the first run, and one
+  collapsed section per system (its distributions and worst queries with text);
+  see :mod:`rankviz.report_sections`.
 
 User-supplied strings (run names, query text) only reach the HTML through
 pandas' ``to_html`` (which escapes), matplotlib images, or :func:`html.escape`.
@@ -25,6 +28,8 @@ from pathlib import Path
 __all__ = ["render_notebooks", "build_report", "execute_notebook", "notebook_to_html", "NotebookError"]
 
 _EXTERNAL_SCRIPT = re.compile(r"<script[^>]*\bsrc=[\"']https?://[^>]*>\s*</script>", re.IGNORECASE)
+#: nbconvert's loader of mermaid.js from a CDN (only useful when a notebook has mermaid diagrams)
+_MERMAID_LOADER = re.compile(r"<script type=\"module\">(?:(?!</script>).)*?cdnjs\.cloudflare\.com/ajax/libs/mermaid.*?</script>", re.S)
 
 
 def _progress(message: str, quiet: bool) -> None:
@@ -54,6 +59,8 @@ def execute_notebook(nb, *, cwd: str | os.PathLike, timeout: int = 600, quiet: b
         kernel_name="python3",
         resources={"metadata": {"path": str(cwd)}},
         allow_errors=False,
+        # the kernel's own log (e.g. "running over TCP without encryption", once per kernel) is not the notebook's
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
     )
     code_cells = sum(1 for c in nb.cells if c.cell_type == "code")
     done = {"n": 0}
@@ -100,9 +107,17 @@ class _kernel_env:
 
 
 def notebook_to_html(nb, *, hide_code: bool = False, title: str | None = None) -> str:
-    """Self-contained HTML of an executed notebook: images inline, no scripts fetched from the internet."""
+    """Self-contained HTML of an executed notebook: images inline, no scripts fetched from the internet.
+
+    The notebook node is first made fit to share (:func:`rankviz.shared_html.prepare_for_sharing`):
+    warnings become styled notes without paths, widgets keep their static snapshot,
+    execution timestamps go; the same executed notebook always gives the same bytes.
+    """
     from nbconvert import HTMLExporter
 
+    from .shared_html import prepare_for_sharing
+
+    prepare_for_sharing(nb)
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input = hide_code
     exporter.exclude_input_prompt = hide_code
@@ -110,6 +125,8 @@ def notebook_to_html(nb, *, hide_code: bool = False, title: str | None = None) -
     if title:
         nb.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb)
+    if 'class="jp-Mermaid"' not in body:
+        body = _MERMAID_LOADER.sub("", body)
     return _EXTERNAL_SCRIPT.sub("", body)
 
 
@@ -159,16 +176,15 @@ def render_notebooks(source: str | os.PathLike, output: str | os.PathLike, *, ti
         entries.append((target.name, title, time.perf_counter() - start))
         _progress(f"wrote {target} ({entries[-1][2]:.1f} s)", quiet)
     index = output / "index.html"
-    items = "\n".join(
-        f'<li><a href="{html.escape(name, quote=True)}">{html.escape(title)}</a> <small>({seconds:.1f} s)</small></li>'
-        for name, title, seconds in entries
-    )
+    # no timings in the page: the same notebooks give the same bytes
+    items = "\n".join(f'<li><a href="{html.escape(name, quote=True)}">{html.escape(title)}</a></li>' for name, title, _ in entries)
     index.write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>rankviz notebooks</title>"
         "<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;line-height:1.5}</style>"
         "</head><body><h1>rankviz notebooks</h1><p>Executed on the built-in example "
-        "(known-item search over the Python standard library's docstrings). Interactive widgets need a live "
-        "Jupyter kernel; their static rendering here shows the last state only.</p>"
+        "(known-item search over the Python standard library's docstrings). The pages work offline: widgets show "
+        "their executed state, the playground's toggles and the explorer's first queries work in the page, and "
+        "the rest of their controls need a live Jupyter kernel.</p>"
         f"<ol>{items}</ol></body></html>\n",
         encoding="utf-8",
     )
@@ -318,7 +334,7 @@ def build_report(
         "REL": int(rel),
         "N_RESAMPLES": int(n_resamples),
         "RNG": int(rng),
-        "TITLE": title or "Evaluation report: " + ", ".join(names),
+        "TITLE": title or ("Evaluation report" if len(names) > 1 else f"Evaluation report: {names[0]}"),
     }
     template = resources.files("rankviz").joinpath("templates/report.ipynb").read_text(encoding="utf-8")
     nb = nbformat.reads(template, as_version=4)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["ConfidenceInterval", "BootstrapResult", "BootstrapResults", "Comparison"]
+__all__ = ["ConfidenceInterval", "BootstrapResult", "BootstrapResults", "Comparison", "formatted", "html_table"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -95,6 +95,12 @@ class BootstrapResult:
                 f"nonzero_estimate={_fmt(self.nonzero_estimate)} ({nl:.4f}, {nh:.4f})"
             )
         return text + ")"
+
+    def _repr_html_(self) -> str:
+        row = {k: v for k, v in self.to_dict().items() if k not in ("system", "measure", "confidence_level")}
+        frame = pd.DataFrame([row], index=pd.Index([self.measure], name=self.system))
+        caption = f"{self.system}, {self.measure}: {self.confidence_level:.0%} {self.method} interval"
+        return html_table(frame, caption, self.notes, transpose=True)
 
     def to_dict(self) -> dict:
         """The fields as a flat dict (the bootstrap distribution and notes left out)."""
@@ -193,7 +199,7 @@ class BootstrapResults:
         shown = self.to_frame()[["system", "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
         level = self.results[0].confidence_level if self.results else 0.95
         caption = f"Bootstrap {level:.0%} intervals ({self.results[0].n_resamples if self.results else 0} resamples)"
-        return _html_table(shown, caption, self.notes)
+        return html_table(shown, caption, self.notes)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -238,13 +244,68 @@ class Comparison:
             f"Paired comparison against {html.escape(self.baseline)}: {self.test} test, correction {self.correction}, "
             f"{self.confidence_level:.0%} {self.method} interval of the difference (system &minus; baseline)"
         )
-        return _html_table(self.table, caption, self.notes, escape_caption=False)
+        return html_table(self.table, caption, self.notes, escape_caption=False)
 
 
-def _html_table(frame: pd.DataFrame, caption: str, notes, *, escape_caption: bool = True) -> str:
-    """A table with 4-decimal floats and integer counts, a caption and notes (all user strings escaped)."""
-    formatters = {c: "{:.4f}".format for c in frame.columns if pd.api.types.is_float_dtype(frame[c])}
-    body = frame.to_html(index=False, formatters=formatters, escape=True, na_rep="")
-    cap = html.escape(caption) if escape_caption else caption
+def _is_count(name, values: pd.Series) -> bool:
+    """An integer column, or a float column of whole numbers named like a count (``n_...``)."""
+    if pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.api.types.is_integer_dtype(values):
+        return True
+    if not pd.api.types.is_float_dtype(values) or not str(name).startswith("n_"):
+        return False
+    finite = values.dropna().to_numpy(dtype=float)
+    return bool(np.all(finite == np.round(finite)))
+
+
+def formatted(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The frame as text, column by column: counts as integers, other numbers to ``digits`` decimals.
+
+    Formatting happens before any transpose, so a transposed table keeps its counts
+    whole (``frame.T.round(4)`` cannot: a transposed column mixes counts and measures).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> formatted(pd.DataFrame({"n_queries": [30.0], "AP": [0.123456], "system": ["a"]})).iloc[0].tolist()
+    ['30', '0.1235', 'a']
+    """
+    out = {}
+    for name in frame.columns:
+        values = frame[name]
+        if _is_count(name, values):
+            out[name] = ["" if pd.isna(v) else str(int(v)) for v in values]
+        elif pd.api.types.is_float_dtype(values):
+            out[name] = ["" if pd.isna(v) else f"{float(v):.{digits}f}" for v in values]
+        else:
+            out[name] = ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    return pd.DataFrame(out, index=frame.index, columns=frame.columns)
+
+
+def html_table(frame: pd.DataFrame, caption: str = "", notes=(), *, transpose: bool = False, index: bool | None = None,
+               escape_caption: bool = True) -> str:
+    """A table with integer counts and 4-decimal measures, a caption and notes; every string escaped.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    caption : str, default ''
+        Shown above the table (escaped unless ``escape_caption=False``).
+    notes : iterable of str
+        Shown under it, small.
+    transpose : bool, default False
+        Fields as rows (formatted first, so that counts stay whole).
+    index : bool, optional
+        Show the index (default: when it is not a plain range, or when transposed).
+    """
+    shown = formatted(frame)
+    if transpose:
+        shown = shown.T
+    if index is None:
+        index = transpose or not isinstance(frame.index, pd.RangeIndex)
+    body = shown.to_html(index=index, escape=True, na_rep="", classes="rankviz-table", border=0)
+    cap = (html.escape(caption) if escape_caption else caption) if caption else ""
+    head = f"<p><b>{cap}</b></p>" if cap else ""
     extra = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
-    return f"<div><p><b>{cap}</b></p>{body}{extra}</div>"
+    return f"<div>{head}{body}{extra}</div>"

@@ -86,8 +86,11 @@ def summary(
     - ``mean_first_relevant_rank``, ``median_first_relevant_rank`` (over the
       queries where one was retrieved, at any depth);
     - ``n_queries`` (evaluated), ``n_missing_from_run`` (judged but not retrieved),
-      ``n_unjudged_in_run`` (retrieved without judgements), and ``judgements``
-      (``"qrels"`` or ``"closed world (rows given)"``).
+      ``n_unjudged_in_run`` (retrieved without judgements).
+
+    Every column is numeric, so ``summary(...).T.round(4)`` rounds. Whether the
+    judgements came from qrels or from the rows given (closed world) is recorded in
+    ``table.attrs["rankviz"]["closed_world"]``.
 
     With ``confidence_level`` (default 0.95) the zero problem gets its intervals:
     ``<name>_ci_low``/``<name>_ci_high`` columns for ``RR@k`` (bootstrap, BCa), for
@@ -110,7 +113,7 @@ def summary(
     measures = with_rel(
         [Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)], options.rel
     ) + [Measure("Judged", cutoff=k)]
-    # The table's "judgements" column says whether they were closed-world; no warning on top of it.
+    # attrs["rankviz"]["closed_world"] says whether the judgements were closed-world; no warning on top of it.
     j, keep, values = evaluated_cells(run, measures, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
     intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], confidence_level, n_resamples, rng)
@@ -120,7 +123,6 @@ def summary(
         row["n_queries"] = len(cells)
         row["n_missing_from_run"] = int((~j.present[s * j.n_queries : (s + 1) * j.n_queries]).sum())
         row["n_unjudged_in_run"] = len(j.unjudged.get(None if j.systems is None else name, ()))
-        row["judgements"] = "closed world (rows given)" if j.closed_world else "qrels"
         rows.append(row)
     table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
     table.attrs["rankviz"] = metadata(j, measures, options)

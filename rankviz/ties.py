@@ -22,6 +22,7 @@ from ._options import EvalOptions, with_eval_options
 from ._pipeline import judge_run, kept_cells, system_cells, system_names, with_rel
 from ._validation import check_cutoff, check_int
 from .measures import parse_measures
+from .results import formatted, html_table
 
 __all__ = ["TieReport", "tie_report", "tie_spread"]
 
@@ -34,13 +35,20 @@ class TieReport:
     worst_queries: pd.DataFrame
 
     def __repr__(self) -> str:
+        # formatted first: counts stay whole and measures get 4 decimals, also in the transposed summary
         with pd.option_context("display.width", 120, "display.max_columns", 30):
-            return f"Tie report\n{self.summary.T}\n\nQueries ties can move most\n{self.worst_queries}"
+            return (
+                f"Tie report\n{formatted(self.summary).T}\n\n"
+                f"Queries ties can move most\n{formatted(self.worst_queries).to_string(index=False)}"
+            )
 
     def _repr_html_(self) -> str:
-        return (
-            "<h4>Tie report</h4>" + self.summary.T.to_html() + "<h4>Queries ties can move most</h4>" + self.worst_queries.to_html()
+        worst = (
+            html_table(self.worst_queries, "Queries ties can move most (optimistic minus pessimistic value)", index=False)
+            if len(self.worst_queries)
+            else "<p>No query has tied scores that move a measure.</p>"
         )
+        return html_table(self.summary, "Tie report: each measure under every order of tied scores", transpose=True) + worst
 
 
 def tie_spread(j: Judged, measures) -> dict[str, np.ndarray]:

@@ -33,7 +33,7 @@ LAYERS = {
     # analysis: many systems at once (all-pairs tests, the significance table) and rank fusion
     "significance": 5, "multiple": 5, "fusion": 5,
     # presentation: plots, widgets, reports, the command line
-    "plots": 6, "widgets": 6, "report": 6, "cli": 6, "trec_output": 6,
+    "plots": 6, "widgets": 6, "report": 6, "report_sections": 6, "shared_html": 6, "cli": 6, "trec_output": 6,
     # presentation: the same evaluation on Dask DataFrames (optional extra; imported only as rankviz.dask)
     "dask": 6,
     # glue: the accessor and the package's public surface

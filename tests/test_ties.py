@@ -179,7 +179,10 @@ def test_tie_report_counts_and_spread():
     assert row["RR@2_optimistic"] == 0.5 and row["RR@2_pessimistic"] == 0.25 and row["RR@2_expected"] == 0.375
     assert row["RR@2_spread"] == 0.25
     assert report.worst_queries["query_id"].tolist() == ["q1"]
-    assert "Tie report" in repr(report) and "<h4>" in report._repr_html_()
+    page = report._repr_html_()
+    assert "Tie report" in repr(report) and "Tie report" in page
+    # counts as integers, measures to 4 decimals (not 2.000000e+00 or 2.0000)
+    assert "<td>2</td>" in page and "<td>0.2500</td>" in page and "e+0" not in page and "2.0000" not in page
 
 
 def test_summary_warns_only_when_ties_matter():

@@ -630,3 +630,61 @@ def test_ranked_list_marks_and_counts_unjudged_items():
     assert html.count('class="rankviz-nonrelevant rankviz-unjudged"') == 2
     assert "unjudged (-1)" in html and "2 of these 4 items are unjudged." in html
     assert "unjudged" not in ranked_list_table(table.iloc[2:])
+
+
+# ----------------------------------------------------------------------------- static snapshots
+
+VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def test_playground_bundle_has_the_view_and_a_static_snapshot():
+    ui = widgets.playground(n=10, relevant=[3])
+    bundle = ui._repr_mimebundle_()
+    assert VIEW in bundle and "text/html" in bundle  # a live kernel shows the view, a rendered page the snapshot
+    page = bundle["text/html"]
+    assert re.search(r'rankviz-mrr">.*?class="rankviz-number"[^>]*>0\.3333<', page)
+    assert 'rankviz-toggle-3 rankviz-on" aria-pressed="true"' in page and "k = 10" in page
+    assert "<script src" not in page and "http" not in page  # nothing loaded from anywhere
+
+
+def test_playground_states_are_the_models_numbers():
+    model = widgets.PlaygroundModel(n=4, relevant=[2], k=3, unretrieved=1)
+    table = model.toggle_states()
+    assert table["mask"] == 0b10 and len(table["values"]) == 16
+    for mask in (0, 0b1, 0b101, 0b1111):
+        probe = widgets.PlaygroundModel(n=4, relevant=[i + 1 for i in range(4) if mask >> i & 1], k=3, unretrieved=1)
+        assert table["values"][mask] == pytest.approx(list(probe.measures().values()))
+        assert table["sentences"][mask] == probe.explanation()
+    states = render.playground_states(model.FAMILIES, table)
+    first = states["states"][0b1]  # rank 1 relevant: RR = 1
+    assert first[0] == 1.0 and states["sentences"][first[-1][0]].startswith("The first relevant result is at rank 1")
+    assert widgets.PlaygroundModel(n=11).toggle_states() is None
+
+
+def test_playground_snapshot_script_data_cannot_close_the_script():
+    assert "</" not in render._json_for_script({"a": "</script><b>"})
+
+
+def test_explorer_bundle_has_a_static_snapshot_of_the_shown_query(small):
+    run, qrels, queries, documents = small
+    ui = widgets.explore(run, qrels, queries=queries, documents=documents, system="A", k=2)
+    bundle = ui._repr_mimebundle_()
+    assert VIEW in bundle
+    page = bundle["text/html"]
+    first = page.index('class="rankviz-panel"')
+    assert ui.query.value in page[first : first + 400]  # the selected query is the first, visible panel
+    assert page.count('class="rankviz-panel"') == page.count('class="rankviz-panel-table"') == len(ui.query.options)
+    assert "system: A" in page and '<span class="widget-readout">2</span>' in page
+    assert len(re.findall(r"<tr class=\"rankviz-(?:non)?relevant", page)) <= 2 * len(ui.query.options)  # top k = 2 rows each
+    assert 'data-failure="1"' in page and "next failure" in page
+
+
+def test_explorer_snapshot_escapes_every_user_string():
+    run = pd.DataFrame({"system": ["<b>sys</b>"] * 2, "query_id": ["<q>", "<q>"], "doc_id": [XSS_DOC, "plain"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["<q>"], "doc_id": [XSS_DOC], "relevance": [1]})
+    queries = pd.DataFrame({"query_id": ["<q>"], "text": [XSS_QUERY]})
+    documents = pd.DataFrame({"doc_id": [XSS_DOC, "plain"], "title": ['"t" <i>x</i>', "t"], "text": [XSS_TEXT, "x"]})
+    page = widgets.explore(run, qrels, queries=queries, documents=documents).snapshot_html()
+    for raw in ("<img", "<script>alert", "<q>", "<b>sys", "<i>x"):
+        assert raw not in page, raw
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;b&gt;sys&lt;/b&gt;" in page

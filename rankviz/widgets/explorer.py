@@ -370,6 +370,39 @@ class Explorer(w.VBox):
             f"worst by {self.order.value!r}, {len(self.query.options)} queries listed)"
         )
 
+    def _repr_mimebundle_(self, **kwargs):
+        # The widget view for a live kernel, plus a static HTML snapshot for pages without one
+        # (rendered notebooks keep the snapshot; JupyterLab and Voilà show the widget).
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/html"] = self.snapshot_html()
+        return bundle
+
+    def snapshot_html(self, n_queries: int = 10) -> str:
+        """The widget's current state as self-contained HTML, with the first ``n_queries`` listed queries readable.
+
+        The selected query comes first, then the next ones of the list (worst first);
+        clicking one in the page shows its measures and ranked list, *next failure*
+        steps through those with RR@k = 0. Nothing is computed in the page.
+        """
+        m, system, k = self.model, self.selected_system, self.k.value
+        listed = m.worst_first(system, k, self.order.value, self.search.value)
+        ids = listed["query_id"].tolist()
+        start = ids.index(self.query.value) if self.query.value in ids else 0
+        rows = listed.iloc[start : start + n_queries]
+        means = m.system_means(system, k) if len(rows) else {}
+        items = []
+        for qid, value, failure, text in zip(rows["query_id"], rows["value"], rows["failure"], rows["text"]):
+            panel = render.query_header(qid, system, text) + render.measure_table(
+                m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
+            )
+            table = render.ranked_list_table(m.top(system, qid, k), m.snippet_length)
+            items.append({"label": render.query_option(value, qid, text), "failure": bool(failure), "panel": panel, "table": table})
+        controls = {"system": system or "run", "order": self.order.value, "k": k, "search": self.search.value,
+                    "listed": len(listed) - start}  # fmt: skip
+        status = render.status_line(m.status(system, k, self.order.value, self.search.value))
+        return render.explorer_snapshot(controls, items, status)
+
     @property
     def selected_system(self):
         """The chosen system (None for a run without systems)."""

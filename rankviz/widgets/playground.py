@@ -158,6 +158,44 @@ class PlaygroundModel:
         table = evaluate(frame, names, per_query=True)
         return {name: float(table[name].iloc[0]) for name in names}
 
+    #: the largest ``n`` whose every toggle state (2**n) :meth:`toggle_states` computes
+    MAX_STATES_N = 10
+
+    def toggle_states(self) -> dict | None:
+        """The measures and sentences of every relevance vector at the current ``k`` and ``unretrieved``.
+
+        What a page without a kernel replays when a toggle is clicked (all 2**n states
+        in one :func:`rankviz.evaluate` call); None when ``n`` > :attr:`MAX_STATES_N`.
+
+        Returns
+        -------
+        dict or None
+            ``mask`` (the current state: bit ``i`` set when rank ``i + 1`` is
+            relevant), ``values`` (per state, the measures in :meth:`measure_names`
+            order), ``counts`` (per state: R, relevant in the list, missed) and
+            ``sentences`` (per state, :meth:`explanation`).
+        """
+        if self.n > self.MAX_STATES_N:
+            return None
+        masks = range(2**self.n)
+        vectors = [[bool((mask >> i) & 1) for i in range(self.n)] for mask in masks]
+        frame = pd.DataFrame(
+            {"query": [f"s{m}" for m in masks], "relevance": vectors, "n_relevant": [sum(v) + self.unretrieved for v in vectors]}
+        )
+        names = self.measure_names()
+        table = evaluate(frame, names, per_query=True)[names].to_numpy(dtype=float)
+        probe = PlaygroundModel(self.n, k=self.k, unretrieved=self.unretrieved)
+        sentences = []
+        for vector in vectors:
+            probe.relevance = list(vector)
+            sentences.append(probe.explanation())
+        return {
+            "mask": sum(1 << i for i, r in enumerate(self.relevance) if r),
+            "values": table.tolist(),
+            "counts": [(sum(v) + self.unretrieved, sum(v), self.unretrieved) for v in vectors],
+            "sentences": sentences,
+        }
+
     def explanation(self) -> list[str]:
         """Sentences (plain text) that say why RR has the value it has."""
         k, ranks = self.k, self.relevant_ranks
@@ -229,6 +267,27 @@ class Playground(w.VBox):
         # Also the text/plain fallback of a notebook rendered without a live kernel.
         m = self.model
         return f"Playground(n={m.n}, relevant={m.relevant_ranks}, k={m.k}, unretrieved={m.unretrieved})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        # The widget view for a live kernel, plus a static HTML snapshot for pages without one
+        # (rendered notebooks keep the snapshot; JupyterLab and Voilà show the widget).
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/html"] = self.snapshot_html()
+        return bundle
+
+    def snapshot_html(self) -> str:
+        """The widget's current state as self-contained HTML; its toggles replay precomputed states (n <= 10)."""
+        m = self.model
+        values = m.measures()
+        state = {
+            "n": m.n, "relevant_ranks": m.relevant_ranks, "k": m.k, "unretrieved": m.unretrieved,
+            "values": {family: values[name] for family, name in zip(m.FAMILIES, m.measure_names())},
+            "n_relevant": m.n_relevant, "sentences": m.explanation(),
+        }  # fmt: skip
+        table = m.toggle_states()
+        states = None if table is None else render.playground_states(m.FAMILIES, table)
+        return render.playground_snapshot(state, states)
 
     def _toggle(self, rank: int) -> w.ToggleButton:
         button = w.ToggleButton(

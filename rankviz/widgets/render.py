@@ -41,6 +41,9 @@ __all__ = [
     "measure_table",
     "ranked_list_table",
     "status_line",
+    "playground_states",
+    "playground_snapshot",
+    "explorer_snapshot",
 ]
 
 #: Background of a relevant row in the ranked-list table.
@@ -109,7 +112,7 @@ def playground_card(family: str, value: float, k: int) -> str:
         f'<div title="{escape(note)}" style="min-width:7.5em;padding:2px 6px;font-family:sans-serif">'
         f'<div style="font-size:85%;color:#555">{escape(label.format(k=k))}</div>'
         f'<div class="rankviz-number" style="font-size:140%;font-weight:bold">{format_value(value)}</div>'
-        f'<div style="background:#e5e5e5;height:5px"><div style="background:{_BAR_COLOR};height:5px;width:{width:.1f}%"></div></div>'
+        f'<div style="background:#e5e5e5;height:5px"><div class="rankviz-bar" style="background:{_BAR_COLOR};height:5px;width:{width:.1f}%"></div></div>'
         "</div>"
     )
 
@@ -247,3 +250,199 @@ def status_line(status: Mapping, note: str = "") -> str:
     if note:
         parts.append(note)
     return '<div class="rankviz-status" style="color:#555">' + escape(" ".join(parts)) + "</div>"
+
+
+# ----------------------------------------------------------------------------- static snapshots
+#
+# A rendered notebook has no kernel, and rankviz's shared HTML loads nothing from the network,
+# so the ipywidgets views cannot render there. Each widget therefore also offers a ``text/html``
+# snapshot of its executed state (the notebook renderer keeps it and drops the widget view). The
+# snapshot carries the same CSS classes as the live widget, and a few lines of script (no library)
+# that replay what was computed in Python: the playground's measures for every toggle state, and
+# the explorer's first queries. Nothing is computed in the browser.
+
+_SNAPSHOT_STYLE = (
+    "<style>"
+    ".rankviz-static{font-family:sans-serif;font-size:14px;line-height:1.35}"
+    ".rankviz-static .rankviz-row{display:flex;flex-wrap:wrap;gap:6px;align-items:flex-start;margin:4px 0}"
+    ".rankviz-static button{font:inherit;padding:3px 9px;border:1px solid #bbb;border-radius:3px;background:#f5f5f5;cursor:pointer}"
+    ".rankviz-static button.rankviz-on{background:#5cb85c;border-color:#4cae4c;color:#fff}"
+    ".rankviz-static button:disabled{cursor:default;color:#888}"
+    ".rankviz-static .rankviz-control{border:1px solid #ddd;border-radius:3px;padding:2px 8px;background:#fafafa}"
+    ".rankviz-static .rankviz-query-list{list-style:none;margin:0;padding:0;min-width:24em;max-width:34em}"
+    ".rankviz-static .rankviz-query-list button{display:block;width:100%;text-align:left;border:0;border-bottom:1px solid #eee;"
+    "border-radius:0;background:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+    ".rankviz-static .rankviz-query-list button.rankviz-selected{background:#e3ecf7;font-weight:bold}"
+    ".rankviz-static .rankviz-snapshot-note{color:#666;font-size:85%;margin-top:4px}"
+    "</style>"
+)
+
+# Replays precomputed states; reads only the JSON next to it and writes text (never markup from data).
+_PLAYGROUND_SCRIPT = """<script>(function () {
+  var root = document.currentScript.parentElement;
+  var data = JSON.parse(root.querySelector("script.rankviz-states").textContent);
+  var mask = data.mask;
+  function show() {
+    var s = data.states[mask], m = data.families.length;
+    root.querySelectorAll("button.rankviz-toggle").forEach(function (b, i) {
+      var on = (mask >> i) & 1;
+      b.classList.toggle("rankviz-on", !!on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      b.textContent = (i + 1) + (on ? " \\u2713" : "");
+    });
+    data.families.forEach(function (f, i) {
+      var card = root.querySelector(".rankviz-measure-" + f), v = s[i];
+      card.querySelector(".rankviz-number").textContent = v === null ? "\u2013" : v.toFixed(4);
+      card.querySelector(".rankviz-bar").style.width = (v === null ? 0 : Math.max(0, Math.min(1, v)) * 100).toFixed(1) + "%";
+    });
+    root.querySelector(".rankviz-relevant-count").textContent = data.counts[s[m]];
+    root.querySelector(".rankviz-explanation").textContent = s[m + 1].map(function (j) { return data.sentences[j]; }).join(" ");
+  }
+  root.querySelectorAll("button.rankviz-toggle").forEach(function (b, i) {
+    b.addEventListener("click", function () { mask ^= 1 << i; show(); });
+  });
+})();</script>"""
+
+_EXPLORER_SCRIPT = """<script>(function () {
+  var root = document.currentScript.parentElement;
+  var items = root.querySelectorAll(".rankviz-query-list button");
+  var panels = root.querySelectorAll(".rankviz-panel");
+  var tables = root.querySelectorAll(".rankviz-panel-table");
+  var current = 0;
+  function show(i) {
+    current = i;
+    items.forEach(function (b, j) { b.classList.toggle("rankviz-selected", j === i); });
+    panels.forEach(function (p, j) { p.hidden = j !== i; });
+    tables.forEach(function (p, j) { p.hidden = j !== i; });
+  }
+  items.forEach(function (b, i) { b.addEventListener("click", function () { show(i); }); });
+  var next = root.querySelector("button.rankviz-next-failure");
+  if (next) next.addEventListener("click", function () {
+    for (var step = 1; step <= items.length; step++) {
+      var j = (current + step) % items.length;
+      if (items[j].dataset.failure === "1") { show(j); return; }
+    }
+  });
+})();</script>"""
+
+
+def _json_for_script(value) -> str:
+    """JSON that is safe inside a ``<script>`` element (no ``</``, no ``<!--``)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def playground_states(families: Sequence[str], table: Mapping) -> dict:
+    """The JSON the playground snapshot replays, from :meth:`~rankviz.widgets.PlaygroundModel.toggle_states`.
+
+    Per state (bit ``i`` of the index = rank ``i + 1`` relevant): the values rounded
+    to the four decimals shown (``null`` when undefined), then an index into the
+    shared count lines and the indexes of its sentences in the shared sentence list.
+    """
+    counts: dict[str, int] = {}
+    sentences: dict[str, int] = {}
+    states = []
+    for values, (n_relevant, in_list, missed), lesson in zip(table["values"], table["counts"], table["sentences"]):
+        count = html.unescape(relevant_count(n_relevant, in_list, missed))
+        shown = [None if is_missing(v) else round(float(v), 4) for v in values]
+        states.append(shown + [counts.setdefault(count, len(counts)), [sentences.setdefault(t, len(sentences)) for t in lesson]])
+    return {"mask": int(table["mask"]), "families": list(families), "states": states, "counts": list(counts),
+            "sentences": list(sentences)}
+
+
+def playground_snapshot(state: Mapping, states: Mapping | None = None) -> str:
+    """The playground as static HTML: toggles, k and missed, the measure cards and the explanation.
+
+    Parameters
+    ----------
+    state : mapping
+        The shown state: ``n``, ``relevant_ranks``, ``k``, ``unretrieved``, ``values``
+        (family -> value), ``n_relevant`` and ``sentences``.
+    states : mapping, optional
+        Every toggle state at this ``k`` and ``missed``, from :func:`playground_states`;
+        with it the toggles work in the page without a kernel.
+    """
+    n, k, ranks = int(state["n"]), int(state["k"]), set(state["relevant_ranks"])
+    toggles = "".join(
+        f'<button type="button" class="rankviz-toggle rankviz-toggle-{r}{" rankviz-on" if r in ranks else ""}" '
+        f'aria-pressed="{"true" if r in ranks else "false"}"{"" if states else " disabled"}>'
+        f'{r}{" &#x2713;" if r in ranks else ""}</button>'
+        for r in range(1, n + 1)
+    )
+    cards = "".join(
+        f'<div class="rankviz-measure rankviz-measure-{escape(family)}{" rankviz-mrr" if family == "RR" else ""}">'
+        f"{playground_card(family, value, k)}</div>"
+        for family, value in state["values"].items()
+    )
+    in_list = len(ranks)
+    count = relevant_count(state["n_relevant"], in_list, state["unretrieved"])
+    works = "the toggles work here; k and missed need a running kernel" if states else "open it in Jupyter to interact"
+    parts = [
+        '<div class="rankviz-static rankviz-playground">',
+        _SNAPSHOT_STYLE,
+        "<div><b>Mark the relevant results</b> (rank 1 is the top of the list):</div>",
+        f'<div class="rankviz-row">{toggles}</div>',
+        f'<div class="rankviz-row"><span class="rankviz-control rankviz-k">k = {k}</span>'
+        f'<span class="rankviz-control rankviz-n-relevant">missed = {int(state["unretrieved"])}</span>'
+        f'<span class="rankviz-relevant-count">{count}</span></div>',
+        f'<div class="rankviz-row">{cards}</div>',
+        f'<div class="rankviz-lesson">{explanation(state["sentences"])}</div>',
+        f'<div class="rankviz-snapshot-note">Static copy of the widget as executed ({works}).</div>',
+    ]
+    if states:
+        parts.append(f'<script type="application/json" class="rankviz-states">{_json_for_script(states)}</script>')
+        parts.append(_PLAYGROUND_SCRIPT)
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def explorer_snapshot(controls: Mapping, items: Sequence[Mapping], status: str) -> str:
+    """The explorer as static HTML: its controls as executed, the first queries and their ranked lists.
+
+    Parameters
+    ----------
+    controls : mapping
+        ``system``, ``order``, ``k``, ``search`` and ``listed`` (how many queries the live list holds).
+    items : sequence of mapping
+        The first queries of the list, worst first: ``label`` (plain text), ``failure``
+        (bool), ``panel`` (HTML from :func:`query_header` and :func:`measure_table`)
+        and ``table`` (HTML from :func:`ranked_list_table`). The first is shown; the
+        others show on a click.
+    status : str
+        HTML from :func:`status_line`.
+    """
+    buttons = "".join(
+        f'<li><button type="button" class="rankviz-query-option{" rankviz-selected" if i == 0 else ""}" '
+        f'data-failure="{1 if item["failure"] else 0}" title="{escape(item["label"])}">{escape(item["label"])}</button></li>'
+        for i, item in enumerate(items)
+    )
+    panels = "".join(
+        f'<div class="rankviz-panel"{" hidden" if i else ""}>{item["panel"]}</div>' for i, item in enumerate(items)
+    )
+    tables = "".join(
+        f'<div class="rankviz-panel-table"{" hidden" if i else ""}>{item["table"]}</div>' for i, item in enumerate(items)
+    )
+    more = int(controls["listed"]) - len(items)
+    more_note = f"<li><small>&hellip; and {more} more queries in the live widget</small></li>" if more > 0 else ""
+    search = f' &ldquo;{escape(controls["search"])}&rdquo;' if controls.get("search") else ""
+    return "".join(
+        [
+            '<div class="rankviz-static rankviz-explorer">',
+            _SNAPSHOT_STYLE,
+            '<div class="rankviz-row">'
+            f'<span class="rankviz-control rankviz-system">system: {escape(controls["system"])}</span>'
+            f'<span class="rankviz-control rankviz-order">worst by: {escape(controls["order"])}</span>'
+            f'<span class="rankviz-control rankviz-k">k = <span class="widget-readout">{int(controls["k"])}</span></span>'
+            f'<span class="rankviz-control rankviz-search">search{search or ": (none)"}</span>'
+            '<button type="button" class="rankviz-next-failure">next failure &#x25B6;</button></div>',
+            f'<div class="rankviz-row"><ol class="rankviz-query-list rankviz-queries">{buttons}{more_note}</ol>'
+            f'<div class="rankviz-panels">{panels}</div></div>',
+            tables,
+            status,
+            f'<div class="rankviz-snapshot-note">Static copy of the widget as executed: the first {len(items)} queries '
+            "of its list, worst first, can be read here; system, k, worst by and search need a running kernel.</div>",
+            _EXPLORER_SCRIPT,
+            "</div>",
+        ]
+    )
