@@ -191,8 +191,8 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> pa.Ta
     is read, decompressed and checked.
     """
     options = _options(names)
-    # The C library's allocator, not Arrow's default pool: once the frame is built, what parsing no longer needs
-    # goes back to the system (release_unused) instead of staying reserved in the process.
+    # The C library's allocator, not Arrow's default pool: what parsing no longer needs then goes back to the
+    # system when the frame is built (_run_table.release_memory) instead of staying reserved in the process.
     pool = pa.system_memory_pool()
     tables: list[pa.Table] = []
     try:

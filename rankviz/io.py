@@ -171,10 +171,10 @@ def _run_paths(paths) -> list:
     if isinstance(paths, (str, os.PathLike)):
         text = os.fsdecode(paths)
         if _GLOB_CHARACTERS.search(text) and not os.path.exists(text):
-            found = sorted(glob.glob(text))
+            found = [p for p in sorted(glob.glob(text)) if not os.path.isdir(p)]
             if not found:
                 raise FileNotFoundError(f"read_runs: no file matches {text!r} (relative to {os.getcwd()}).")
-            return [p for p in found if not os.path.isdir(p)]
+            return found
         if os.path.isdir(text):
             found = sorted(p for p in Path(text).iterdir() if p.is_file() and not p.name.startswith("."))
             if not found:

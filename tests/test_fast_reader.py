@@ -203,6 +203,9 @@ def test_read_runs_errors_name_what_is_missing(tmp_path):
     folder = _runs_folder(tmp_path)
     with pytest.raises(FileNotFoundError, match=r"read_runs: no file matches '.*nothing-\*\.txt'"):
         rankviz.read_runs(str(folder / "nothing-*.txt"))
+    (folder / "sub.d").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"read_runs: no file matches '.*\*\.d'"):  # folders only
+        rankviz.read_runs(str(folder / "*.d"))
     with pytest.raises(FileNotFoundError, match=r"read_runs: no such file: .*missing\.txt"):
         rankviz.read_runs([folder / "bm25.txt", folder / "missing.txt"])
     empty = tmp_path / "empty"
