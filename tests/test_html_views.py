@@ -6,7 +6,6 @@ import re
 
 import pandas as pd
 
-import rankviz
 from rankviz.datasets import load_example
 from rankviz.results import formatted, html_table
 
