@@ -13,6 +13,7 @@ Every evaluation entry point (``evaluate``, the single-measure functions,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from os import PathLike
 
@@ -25,8 +26,10 @@ from . import kernels
 from ._judged import Judged, judge
 from ._options import EvalOptions
 from .io import qrels_from_dict, read_qrels, run_from_dict
+from .measures import Measure, aggregate
 
 __all__ = [
+    "aggregate_per_system",
     "SINGLE_SYSTEM",
     "read_judgements",
     "read_run_input",
@@ -185,3 +188,24 @@ def evaluated_cells(run, measures: list, qrels, options: EvalOptions, caller: st
     if closed_world_warning:
         warn_closed_world(j, measures, caller)
     return j, keep, {m.name: kernels.compute(j, m, options.ties) for m in measures}
+
+
+def aggregate_per_system(table: pd.DataFrame, measures: list[Measure], systems) -> pd.DataFrame:
+    """One row per system of a per-query table: each measure aggregated as its family declares.
+
+    (mean, trec_eval's geometric mean, sum); ``systems`` in the order of the rows, or None for a
+    table without a system column. The pandas and the Dask evaluation share it, so their means agree.
+    """
+    names = [m.name for m in measures]
+    if systems is None:
+        return pd.DataFrame([[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]], columns=names)
+    grouped = table.groupby("system", sort=False)[names]
+    if all(m.aggregate == "mean" for m in measures):
+        result = grouped.mean()
+    else:
+        result = grouped.agg({m.name: functools.partial(_aggregate_series, how=m.aggregate) for m in measures})
+    return result.reindex(list(systems)).reset_index()
+
+
+def _aggregate_series(values: pd.Series, how: str) -> float:
+    return aggregate(values.to_numpy(), how)

@@ -25,8 +25,6 @@ What they return, whatever the input
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -35,6 +33,7 @@ from ._errors import InputError
 from ._frame import MISSING_DOC, run_arrays
 from ._options import EvalOptions, with_eval_options
 from ._pipeline import (
+    aggregate_per_system,
     evaluated_cells,
     index_frame,
     judge_run,
@@ -125,26 +124,9 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     if per_query:
         table.attrs["rankviz"] = meta
         return table
-    result = _aggregate_rows(table, measures, j.systems)
+    result = aggregate_per_system(table, measures, j.systems)
     result.attrs["rankviz"] = meta
     return result
-
-
-def _aggregate_rows(table: pd.DataFrame, measures: list[Measure], systems) -> pd.DataFrame:
-    """One row per system: each measure aggregated as its family declares (mean, trec_eval's geometric mean, sum)."""
-    names = [m.name for m in measures]
-    if systems is None:
-        return pd.DataFrame([[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]], columns=names)
-    grouped = table.groupby("system", sort=False)[names]
-    if all(m.aggregate == "mean" for m in measures):
-        result = grouped.mean()
-    else:
-        result = grouped.agg({m.name: functools.partial(_aggregate_series, how=m.aggregate) for m in measures})
-    return result.reindex(list(systems)).reset_index()
-
-
-def _aggregate_series(values: pd.Series, how: str) -> float:
-    return aggregate(values.to_numpy(), how)
 
 
 def _system_means(j, keep: np.ndarray, values: np.ndarray, measure: Measure) -> pd.Series:

@@ -14,21 +14,17 @@ import pandas as pd
 
 from .._errors import InputError
 from .._options import EvalOptions, with_eval_options
-from .._pipeline import SINGLE_SYSTEM, with_rel
+from .._pipeline import SINGLE_SYSTEM, aggregate_per_system, with_rel
 from .._validation import check_choice, check_cutoff
-from ..measures import Measure, aggregate, parse_measures
+from ..measures import Measure, parse_measures
 from ._evaluate import per_query_table
 
 __all__ = ["evaluate", "mrr", "ndcg", "mean_average_precision", "recall", "precision", "hit_rate", "r_precision"]
 
 
-def _system_values(table: pd.DataFrame, measures: list[Measure]) -> tuple[list[str], list[list[float]]]:
-    """Each system's aggregate of each measure (as its family declares), systems in the table's order."""
-    if "system" not in table.columns:
-        return [SINGLE_SYSTEM], [[aggregate(table[m.name].to_numpy(), m.aggregate) for m in measures]]
-    systems = list(dict.fromkeys(table["system"].astype(str)))
-    groups = {name: group for name, group in table.groupby(table["system"].astype(str), sort=False)}
-    return systems, [[aggregate(groups[s][m.name].to_numpy(), m.aggregate) for m in measures] for s in systems]
+def _systems(table: pd.DataFrame) -> list[str] | None:
+    """The systems in the per-query table's row order (None without a system column)."""
+    return list(dict.fromkeys(table["system"].astype(str))) if "system" in table.columns else None
 
 
 @with_eval_options
@@ -75,10 +71,7 @@ def evaluate(
     table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
     if per_query:
         return table
-    systems, values = _system_values(table, measures)
-    result = pd.DataFrame(values, columns=[m.name for m in measures])
-    if "system" in table.columns:
-        result.insert(0, "system", pd.array(systems, dtype="str"))
+    result = aggregate_per_system(table, measures, _systems(table))
     result.attrs["rankviz"] = table.attrs["rankviz"]
     return result
 
@@ -86,8 +79,9 @@ def evaluate(
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> pd.Series:
     (measure,) = with_rel([measure], options.rel)
     table = per_query_table(run, [measure], qrels, options, caller, progress)
-    systems, values = _system_values(table, [measure])
-    return pd.Series([v[0] for v in values], index=pd.Index(systems, name="system", dtype="str"), name=measure.name)
+    systems = _systems(table)
+    values = aggregate_per_system(table, [measure], systems)[measure.name].to_numpy()
+    return pd.Series(values, index=pd.Index(systems or [SINGLE_SYSTEM], name="system", dtype="str"), name=measure.name)
 
 
 @with_eval_options
