@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from ._columns import ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
+from ._memory import LARGE, POOL, blocked_take, release_memory
 
 __all__ = [
     "resolve_long_run",
@@ -136,7 +137,7 @@ def id_kind(series: pd.Series) -> str:
 
 def encode(arr) -> tuple[np.ndarray, np.ndarray]:
     """Factorize an Arrow string array: (int32 codes, unique values in order of first appearance, as objects)."""
-    encoded = pc.dictionary_encode(arr)
+    encoded = pc.dictionary_encode(arr, memory_pool=POOL)
     if isinstance(encoded, pa.ChunkedArray):
         if encoded.num_chunks == 0:
             return np.zeros(0, np.int32), np.zeros(0, dtype=object)
@@ -144,9 +145,14 @@ def encode(arr) -> tuple[np.ndarray, np.ndarray]:
         codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
     else:
         dictionary = encoded.dictionary
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).copy()
+    values = np.asarray(dictionary.to_pylist(), dtype=object)
+    del encoded, dictionary
+    if len(codes) >= LARGE:  # Arrow's copy of the codes, freed: give it back rather than keep it reserved
+        release_memory()
     # Arrow's int32 indices as they are: half the memory of int64, and the consumers widen where they multiply.
-    return codes.astype(np.int32, copy=False), np.asarray(dictionary.to_pylist(), dtype=object)
+    return codes.astype(np.int32, copy=False), values
+
 
 
 def encode_ids(series: pd.Series, *, role: str, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -155,11 +161,14 @@ def encode_ids(series: pd.Series, *, role: str, what: str) -> tuple[np.ndarray, 
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) and all(isinstance(v, str) for v in dtype.categories):
         codes = series.cat.codes.to_numpy()
+        if len(dtype.categories) == 1 and (codes == 0).all():  # one system (a run read from one file): as it is
+            return codes, np.asarray([str(dtype.categories[0])], dtype=object)
         if (codes >= 0).all():  # a missing id goes the general way, which names its row
             first = pd.unique(codes)
-            remap = np.full(len(dtype.categories), -1, dtype=np.int32)
-            remap[first] = np.arange(len(first), dtype=np.int32)
-            return remap[codes], np.asarray([str(v) for v in dtype.categories[first]], dtype=object)
+            small = np.int8 if len(first) < 2**7 else np.int16 if len(first) < 2**15 else np.int32
+            remap = np.full(len(dtype.categories), -1, dtype=small)
+            remap[first] = np.arange(len(first), dtype=small)
+            return blocked_take(remap, codes), np.asarray([str(v) for v in dtype.categories[first]], dtype=object)
     return encode(id_array(series, role=role, what=what))
 
 
@@ -240,7 +249,7 @@ class RunArrays:
     """A run as flat arrays. ``grade`` is set only when the run carries its own judgements."""
 
     systems: tuple[str, ...] | None
-    sys_codes: np.ndarray | None
+    sys_codes: np.ndarray | None  # None without a system column, and with one system (every row is system 0)
     q_codes: np.ndarray
     q_values: np.ndarray  # unique query ids (object array of str)
     docs: pa.Array | pa.ChunkedArray
@@ -351,6 +360,8 @@ def _long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dty
     if cols.system is not None:
         sys_codes, values = encode_ids(cols.frame[cols.system], role="system", what="run")
         systems = tuple(str(v) for v in values)
+        if len(systems) == 1:  # every row is system 0: no per-row codes (a run read from one file)
+            sys_codes = None
     grade = None
     judged = None
     if qrels is not None:

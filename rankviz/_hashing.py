@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["contiguous_units", "mix", "repeated_candidates", "string_hashes"]
+__all__ = ["contiguous_units", "mix", "piece_bounds", "repeated_candidates", "string_hashes", "units_fit"]
 
 _M1 = 0xFF51AFD7ED558CCD
 _M2 = 0xC4CEB9FE1A85EC53
@@ -253,6 +253,17 @@ def _partitioned_round(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
+def units_fit(unit_starts: np.ndarray | None) -> bool:
+    """Whether units (from :func:`contiguous_units`) are small enough to be filtered chunk by chunk in place."""
+    return unit_starts is not None and np.diff(unit_starts).max(initial=0) <= 4 * _CHUNK_ROWS
+
+
+def piece_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
+    """Pieces of about ``target`` rows that never cut a unit: a long array's rows can then be hashed and filtered
+    piece by piece (:func:`repeated_candidates` on each), never holding the hashes of every row."""
+    return _chunk_bounds(unit_starts, target)
+
+
 def repeated_candidates(keys: np.ndarray, unit_starts: np.ndarray | None = None) -> np.ndarray:
     """Rows (sorted) that may share their key with another row: a superset of every repeated key's rows.
 
@@ -262,7 +273,7 @@ def repeated_candidates(keys: np.ndarray, unit_starts: np.ndarray | None = None)
     n = len(keys)
     if n < 2:
         return np.zeros(0, dtype=np.int64)
-    if unit_starts is not None and np.diff(unit_starts).max(initial=0) <= 4 * _CHUNK_ROWS:
+    if units_fit(unit_starts):
         rows = _filter_round(keys, unit_starts, 0, 64)
         units = np.searchsorted(rows, unit_starts)
     else:

@@ -31,6 +31,16 @@ cache-sized chunks of whole cells (rows grouped by query, as in a TREC run) or o
 radix partition (rows in any order); the few candidates are grouped by their real
 doc ids. Hash collisions can cost time, never correctness: a match or a duplicate
 is only reported after comparing the strings, and equal strings always hash alike.
+When the rows come grouped by cell, both steps run piece by piece
+(:mod:`rankviz._row_keys`), so the hashes of every row never exist at once.
+
+Memory
+------
+A big run's per-row arrays are few and narrow: int32 query codes (renumbered in
+place into the evaluated query numbers when the caller does not ask for the
+arrays back), no system codes for a run of one system, NumPy lookups and counts
+done in blocks (:mod:`rankviz._memory`) so that no 64-bit copy of an index is made,
+and what the steps free returned to the system between them.
 """
 
 from __future__ import annotations
@@ -44,13 +54,14 @@ import pyarrow.compute as pc
 
 from ._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
 from ._frame import QrelsArrays, RunArrays, encode, run_arrays
-from ._hashing import contiguous_units, repeated_candidates, string_hashes
+from ._hashing import contiguous_units
+from ._memory import LARGE, blocked_bincount, blocked_take, release_memory
 from ._ranks import rank_hits, take_docs
+from ._row_keys import judged_keys, matched_grades, scan_rows
 from ._options import EvalOptions
 
 __all__ = ["Judged", "judge", "condensed"]
 
-_BLOCK = 1 << 15  # elements per block of the bit-table probes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -144,7 +155,11 @@ def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = 
     )
     if options.judged_only:
         rel_min = min(rel_min, 0)  # every judged row must be a hit to be kept
-    judged = _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller)
+    if len(run.key) >= LARGE:  # what reading the frame's columns freed (glibc keeps freed blocks under 32 MB)
+        release_memory()
+    # Without with_arrays nobody else sees ``run``: its query codes may become the evaluated rows' query numbers.
+    judged = _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller,
+                           consume=not with_arrays)
     if options.judged_only:
         judged = condensed(judged)
     return (judged, run) if with_arrays else judged
@@ -210,8 +225,8 @@ def _queries(run: RunArrays, qj: QrelsArrays | None) -> _Queries:
     n_runq = len(run.q_values)
     pair_counts = np.zeros((n_sys, n_runq), dtype=np.int64)
     if len(run.q_codes):
-        pair = run.q_codes if run.sys_codes is None else run.sys_codes.astype(np.int64) * n_runq + run.q_codes
-        pair_counts = np.bincount(pair, minlength=n_sys * n_runq).reshape(n_sys, n_runq)
+        counts = blocked_bincount(run.q_codes, n_sys * n_runq, run.sys_codes, n_runq)
+        pair_counts = counts.reshape(n_sys, n_runq)
     if qj is not None and n_runq and (q_map < 0).all():
         run_sample = ", ".join(repr(q) for q in run.q_values[:3])
         qrels_sample = ", ".join(repr(q) for q in ids[:3])
@@ -230,17 +245,20 @@ def _unjudged(run: RunArrays, qs: _Queries) -> dict:
     return {name: tuple(run.q_values[seen[s] & (qs.q_map < 0)].tolist()) for s, name in enumerate(names)}
 
 
-def _evaluated_rows(run: RunArrays, qs: _Queries):
+def _evaluated_rows(run: RunArrays, qs: _Queries, consume: bool):
     """The rows of evaluated queries: (cell, query number, key, grade, src).
 
     ``src`` maps the rows kept to the run's rows (None while they are all of them, in
     order), so the doc ids are never copied. Per-row codes fit in 32 bits almost
-    always: half the memory traffic of int64.
+    always: half the memory traffic of int64. With ``consume`` the run's query codes
+    are renumbered in place (the caller owns ``run`` and needs it no more): one array
+    of every row fewer.
     """
     n_cells = qs.n_sys * qs.n
     index_type = np.int32 if max(n_cells, qs.n_sys * len(run.q_values)) < 2**31 - 1 else np.int64
     q_codes, sys_codes = run.q_codes, run.sys_codes
-    row_q = np.take(qs.q_map.astype(index_type), q_codes) if len(q_codes) else np.zeros(0, dtype=index_type)
+    in_place = consume and q_codes.dtype == index_type and q_codes.flags.writeable
+    row_q = blocked_take(qs.q_map.astype(index_type), q_codes, out=q_codes if in_place else None)
     key, grade, src = run.key, run.grade, None
     keep = row_q >= 0
     if not keep.all():
@@ -248,27 +266,40 @@ def _evaluated_rows(run: RunArrays, qs: _Queries):
         row_q, key = row_q[src], key[src]
         sys_codes = sys_codes[src] if sys_codes is not None else None
         grade = grade[src] if grade is not None else None
-    cell = row_q if sys_codes is None else sys_codes.astype(index_type) * qs.n + row_q
+    if sys_codes is None:
+        return row_q, row_q, key, grade, src
+    cell = sys_codes.astype(index_type)
+    cell *= index_type(qs.n)
+    cell += row_q
     return cell, row_q, key, grade, src
 
 
-def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src):
-    """(hash of each row's (cell, doc id), sorted rows that have a grade, their grades).
+def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_present: int):
+    """(duplicate candidates, sorted rows that have a grade, their grades).
 
-    The 64-bit hashes serve both the duplicate check and the qrels join: the judged
-    pairs are hashed once per system. With very many systems the join gets (query,
-    doc id) hashes of its own. Judgements are kept sparse.
+    One scan of the rows' (cell, doc id) hashes serves both the duplicate check and
+    the qrels join (:mod:`rankviz._row_keys`): the judged pairs are hashed once per
+    system. With very many systems the join gets (query, doc id) hashes of its own.
+    Judgements are kept sparse.
     """
     closed = qj is None
     per_system = closed or run.sys_codes is None or qs.n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
-    salts = [cell] if per_system else [cell, row_q]
-    keys = _pair_keys(run.docs, src, salts) if len(cell) else [np.zeros(0, dtype=np.uint64) for _ in salts]
+    jk = None
+    if not closed and len(qj.doc_ids) and len(cell):
+        jk = judged_keys(qj, qs.index, qs.n_sys if per_system else 1, qs.n)
+    units = contiguous_units(cell, n_present) if len(cell) >= 2 else None
+    scan = scan_rows(run.docs, src, cell, None if per_system else row_q, jk, units)
     if closed:
         judged_rows = np.flatnonzero(~np.isnan(grade))
-        return keys[0], judged_rows, grade[judged_rows]
-    copies = qs.n_sys if per_system else 1
-    judged_rows, judged_grade = _lookup_grades(len(cell), keys[-1], copies, qs.n, run.docs, src, qj, qs.index, row_q)
-    return keys[0], judged_rows, judged_grade
+        return scan.repeats, judged_rows, grade[judged_rows]
+    if jk is not None:
+        judged_rows, judged_grade = matched_grades(scan.join_rows, scan.join_keys, jk, run.docs, src, qj.grades)
+    elif len(qj.doc_ids) and len(cell):
+        # Two judged pairs of one query share a hash (long ids alike in every byte read): match exactly instead.
+        judged_rows, judged_grade = _lookup_grades_exact(row_q, run.docs, src, qj, qs.index)
+    else:
+        judged_rows, judged_grade = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    return scan.repeats, judged_rows, judged_grade
 
 
 def _retrieved_counts(qs: _Queries) -> np.ndarray:
@@ -292,21 +323,22 @@ def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
     )
 
 
-def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller) -> Judged:
+def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False) -> Judged:
     closed = qj is None
     qs = _queries(run, qj)
     n_q, n_cells = qs.n, qs.n_sys * qs.n
     unjudged = _unjudged(run, qs)
-    cell, row_q, key, grade, src = _evaluated_rows(run, qs)
-    cell_keys, judged_rows, judged_grade = _judgements_of_rows(run, qj, qs, cell, row_q, grade, src)
+    cell, row_q, key, grade, src = _evaluated_rows(run, qs, consume)
+    if len(cell) >= LARGE:
+        release_memory()
+    num_ret = _retrieved_counts(qs)
+    repeats, judged_rows, judged_grade = _judgements_of_rows(run, qj, qs, cell, row_q, grade, src, int(np.count_nonzero(num_ret)))
     # One query retrieving nothing judged is a plain failure; several, with no judged document at all, is a sign
     # that the two sides spell their ids differently.
     if qj is not None and not len(judged_rows) and len(qj.doc_ids) and len(cell) >= 10 and len(np.unique(row_q)) >= 2:
         _warn_no_judged_document(run, qj)
     del row_q, grade
-    num_ret = _retrieved_counts(qs)
-    drop = _duplicate_rows(cell, cell_keys, key, run.docs, src, duplicates, run, qs.ids, n_q, int(np.count_nonzero(num_ret)))
-    del cell_keys
+    drop = _duplicate_rows(cell, repeats, key, run.docs, src, duplicates, run, qs.ids, n_q)
     if drop is not None:
         keep_rows = np.ones(len(cell), dtype=bool)
         keep_rows[drop] = False
@@ -353,85 +385,6 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
         depth=depth,
         unjudged=unjudged,
     )
-
-
-def _pair_keys(docs, src, salts) -> list[np.ndarray]:
-    """The hash of (salt, doc id) of every kept row, for each salt array (see :mod:`rankviz._hashing`)."""
-    if src is None:
-        return string_hashes(docs, salts)
-    full = []
-    for salt in salts:
-        spread = np.zeros(len(docs), dtype=salt.dtype)
-        spread[src] = salt
-        full.append(spread)
-    return [keys[src] for keys in string_hashes(docs, full)]
-
-
-def _lookup_grades(n_rows, row_keys, copies, n_q, docs, src, qj: QrelsArrays, q_index: pd.Index, row_q):
-    """The judged rows (sorted) and their qrels grades.
-
-    ``row_keys`` hash every row's (salt, doc id): salt = cell (``system * n_q + query``)
-    when ``copies`` is the number of systems, so the judged pairs are hashed once per
-    system; salt = query when ``copies`` is 1. Two bit tables of the judged hashes let
-    through the judged rows and a fraction of a percent of the others; those are
-    matched on the full hash and confirmed by comparing the doc ids, so a hash
-    collision never joins a grade.
-    """
-    empty = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    n_judged = len(qj.doc_ids)
-    if not n_judged or not n_rows:
-        return empty
-    judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
-    judged_q = q_index.get_indexer(qj.query_ids)
-    salt = (np.arange(copies, dtype=np.int64)[:, None] * n_q + judged_q[None, :]).ravel()
-    judged_key = string_hashes(pa.concat_arrays([judged_docs] * copies), [salt])[0]
-    order = np.argsort(judged_key)
-    sorted_key = judged_key[order]
-    if (sorted_key[1:] == sorted_key[:-1]).any():
-        # Two judged pairs of one query share a hash (long ids alike in every byte read): match exactly instead.
-        return _lookup_grades_exact(row_q, docs, src, qj, q_index)
-
-    bits = min(26, max(10, (32 * len(judged_key)).bit_length()))
-    cand = _bit_filter(row_keys, judged_key, bits, 0)
-    keys = row_keys[cand]
-    second = _bit_filter(keys, judged_key, bits, 32)
-    cand, keys = cand[second], keys[second]
-    pos = np.minimum(np.searchsorted(sorted_key, keys), len(sorted_key) - 1)
-    match = sorted_key[pos] == keys
-    rows, judged = cand[match], order[pos[match]] % n_judged
-    if not len(rows):
-        return empty
-    run_ids = take_docs(docs, src, rows)
-    same = _bools(pc.equal(run_ids, judged_docs.take(pa.array(judged)).cast(run_ids.type)))
-    return rows[same], qj.grades[judged[same]].astype(np.float64)
-
-
-def _bit_filter(values: np.ndarray, members: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """Positions of ``values`` whose bits ``shift .. shift + bits`` are those of some member (no false negatives).
-
-    The table is a packed bit set (2**bits bits; 256 KB for 2**21), so it stays in cache.
-    """
-    mask = np.uint64((1 << bits) - 1)
-    slots = ((members >> np.uint64(shift)) & mask).astype(np.int64)
-    table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
-    np.bitwise_or.at(table, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
-    hit = np.empty(len(values), dtype=bool)
-    for start in range(0, len(values), _BLOCK):
-        probe = values[start : start + _BLOCK] >> np.uint64(shift)
-        probe &= mask
-        slot = probe.view(np.int64)
-        byte = np.take(table, slot >> 3)
-        byte >>= (slot & 7).astype(np.uint8)
-        np.bitwise_and(byte, 1, out=byte)
-        hit[start : start + _BLOCK] = byte
-    return np.flatnonzero(hit)
-
-
-def _bools(arr) -> np.ndarray:
-    """An Arrow boolean (chunked) array as NumPy, nulls as False."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    return arr.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
 def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
@@ -490,19 +443,16 @@ def _closed_groups(judged_cell, judged_grade, n_cells, run: RunArrays, queries, 
     return np.arange(n_cells, dtype=np.int64), offsets, g_grade[order]
 
 
-def _duplicate_rows(cell, keys, key, docs, src, policy, run: RunArrays, queries, n_q, n_present) -> np.ndarray | None:
+def _duplicate_rows(cell, cand, key, docs, src, policy, run: RunArrays, queries, n_q) -> np.ndarray | None:
     """Rows to drop for repeated (cell, doc) pairs, or raise when ``policy == 'error'``.
 
-    ``keys`` hold the hash of every row's (cell, doc) pair: they give a small superset
-    of the repeated rows without a sort or a dictionary of all doc ids
-    (:func:`rankviz._hashing.repeated_candidates`). The candidates are then grouped by
+    ``cand`` is a small superset of the repeated rows, found from the hashes of every
+    row's (cell, doc) pair without a sort or a dictionary of all doc ids
+    (:func:`rankviz._row_keys.scan_rows`). The candidates are grouped here by
     their real doc ids, so chance hash collisions are never reported and a real repeat
     is never missed. ``duplicates='first'`` keeps the highest score, ties to the first row.
     """
-    if len(cell) < 2:
-        return None
-    cand = repeated_candidates(keys, contiguous_units(cell, n_present))
-    if not len(cand):
+    if len(cell) < 2 or not len(cand):
         return None
     doc_codes, doc_values = encode(take_docs(docs, src, cand))
     pair = cell[cand].astype(np.int64) * max(len(doc_values), 1) + doc_codes

@@ -10,7 +10,6 @@ pandas' ``str``, ``rank`` int64, ``score`` float64 and ``system`` categorical.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 
 import numpy as np
@@ -21,9 +20,10 @@ import pyarrow.parquet as pq
 
 from ._errors import ColumnError, TrecFormatError
 from ._frame import MAX_EXACT
+from ._memory import release_memory
 
-__all__ = ["RunParts", "RUN_FRAME_COLUMNS", "parts_from_table", "parts_from_fields", "run_frame", "string_series",
-           "is_parquet", "read_parquet_run", "write_parquet_run", "release_memory"]
+__all__ = ["RunParts", "RUN_FRAME_COLUMNS", "parts_from_parsed", "parts_from_table", "parts_from_fields", "run_frame", "string_series",
+           "is_parquet", "read_parquet_run", "write_parquet_run"]
 
 #: the columns of a run read from a file, in order (also those of a run parquet file)
 RUN_FRAME_COLUMNS = ("query_id", "doc_id", "rank", "score", "system")
@@ -84,6 +84,15 @@ def parts_from_table(name: str, table: pa.Table | None, system: str | None) -> R
                     numbers["rank"].astype(np.int64, copy=False), numbers["score"].astype(np.float64, copy=False), codes, values)
 
 
+def parts_from_parsed(name: str, parsed, system: str | None) -> RunParts | None:
+    """The parts of a run from the fast reader's columns (:class:`rankviz._trec_fast.Parsed`); None for None."""
+    if parsed is None:
+        return None
+    codes, values = (np.zeros(len(parsed.tag_codes), dtype=np.int8), [system]) if system is not None else (parsed.tag_codes, parsed.tags)
+    return RunParts(name, parsed.strings["query_id"], parsed.strings["doc_id"], parsed.numbers["rank"],
+                    parsed.numbers["score"], codes, values)
+
+
 def _numpy(column: pa.ChunkedArray) -> np.ndarray:
     """One NumPy array of a chunked numeric column (NumPy's memory, not Arrow's pool)."""
     chunks = [chunk.to_numpy() for chunk in column.chunks]
@@ -134,22 +143,6 @@ def run_frame(parts: list[RunParts]) -> pd.DataFrame:
     frame = pd.DataFrame(columns, copy=False)
     release_memory()
     return frame
-
-
-def release_memory() -> None:
-    """Give the memory parsing freed back to the system.
-
-    The fast reader allocates from the C library's allocator (``pa.system_memory_pool()``);
-    glibc keeps what the parser threads free in their own arenas until ``malloc_trim``
-    asks for it, which Arrow's ``release_unused`` does not do for that pool. Where
-    there is no ``malloc_trim`` (not glibc), nothing happens.
-    """
-    pa.system_memory_pool().release_unused()
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)
 
 
 # ------------------------------------------------------------------ parquet

@@ -5,7 +5,10 @@ written one way: fields separated by single spaces, LF or CRLF line ends, ASCII 
 UTF-8 ids, a plain integer rank or grade, a finite decimal score. For those,
 :func:`read_fast` streams the (decompressed) file in blocks, checks each block's
 bytes and lets ``pyarrow.csv`` parse it into typed columns on all cores, without
-holding the file's text in memory.
+holding the file's text in memory. As each block is parsed, its numbers are moved
+into NumPy arrays that grow in place and its tags become codes, and what the parse
+freed is returned to the system: the ids stay in the parser's buffers, so no column
+of the file exists twice.
 
 It gives a table only when the validating reader (:mod:`rankviz._trec_text`) would
 give the same values from the same file; on anything else it returns ``None`` and
@@ -34,6 +37,7 @@ Arrow routine as the validating reader's.
 from __future__ import annotations
 
 import bz2
+import dataclasses
 import gzip
 import lzma
 import zlib
@@ -45,9 +49,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pv
 
 from ._frame import MAX_EXACT
+from ._memory import POOL, release_memory
 from ._trec_text import FOREIGN
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_fast"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "Parsed", "read_fast"]
 
 #: the fields of a run line and of a qrels line, in file order
 RUN_COLUMNS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
@@ -69,7 +74,9 @@ _USUAL = bytes(range(0x21, 0x7F)) + b" \n"
 #: bytes pyarrow reads differently from trec_eval (it splits at none of them), or that the validating reader refuses
 _REFUSED = (b"\t", b"\x0b", b"\x0c", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
 #: bytes of text per parse: big enough for pyarrow to use every core, small next to a large run
-BLOCK = 1 << 24
+BLOCK = 1 << 23
+#: bytes per window of the checks of a block
+_WINDOW = 1 << 20
 
 
 def _open(path):
@@ -98,12 +105,28 @@ def _blocks(stream, size: int):
         yield chunk + line if line else chunk
 
 
+def _windows(block: bytes, overlap: int = 0):
+    """``block`` as memoryviews of :data:`_WINDOW` bytes (plus ``overlap`` bytes of the next): the checks' temporary
+    arrays are then a window's size, not a block's."""
+    view = memoryview(block)
+    for start in range(0, len(block), _WINDOW):
+        yield view[start : start + _WINDOW + overlap]
+
+
 def _two_spaces(block: bytes) -> bool:
     """Whether two spaces follow each other somewhere in ``block`` (as 16-bit words at both alignments: 2.5x
     faster than ``b"  " in block``)."""
-    even = np.frombuffer(block, np.uint16, count=len(block) // 2)
-    odd = np.frombuffer(block, np.uint16, count=(len(block) - 1) // 2, offset=1)
-    return bool((even == 0x2020).any() or (odd == 0x2020).any())
+    for window in _windows(block, overlap=1):
+        even = np.frombuffer(window, np.uint16, count=len(window) // 2)
+        odd = np.frombuffer(window, np.uint16, count=(len(window) - 1) // 2, offset=1)
+        if (even == 0x2020).any() or (odd == 0x2020).any():
+            return True
+    return False
+
+
+def _usual_bytes_only(block: bytes) -> bool:
+    """Whether ``block`` holds nothing but printable ASCII, spaces and LFs."""
+    return not any(window.tobytes().translate(None, _USUAL) for window in _windows(block))
 
 
 def plain_block(block: bytes) -> bool:
@@ -120,7 +143,7 @@ def plain_block(block: bytes) -> bool:
         return False
     if _two_spaces(block):
         return False
-    if not block.translate(None, _USUAL):
+    if _usual_bytes_only(block):
         return True
     if any(b in block for b in _REFUSED) or block.count(b"\r") != block.count(b"\r\n"):
         return False
@@ -170,31 +193,120 @@ def _same_as_validating(table: pa.Table, pool: pa.MemoryPool) -> bool:
     return True
 
 
-def _parsed(future, tables: list, pool: pa.MemoryPool) -> bool:
-    """Whether the block's columns are what the validating reader gives; if so they join ``tables``."""
+class _Growing:
+    """A NumPy array appended to in place: its buffer grows by ``realloc`` (for large arrays the system remaps
+    the pages, so the data is not copied and no second array of the whole column exists at any time)."""
+
+    def __init__(self, dtype):
+        self.values = np.empty(1 << 16, dtype=dtype)
+        self.n = 0
+
+    def append(self, chunk: np.ndarray) -> None:
+        end = self.n + len(chunk)
+        if end > len(self.values):
+            self.values.resize(max(end, 2 * len(self.values)), refcheck=False)
+        self.values[self.n : end] = chunk
+        self.n = end
+
+    def result(self) -> np.ndarray:
+        self.values.resize(self.n, refcheck=False)
+        return self.values
+
+
+class _Tags:
+    """The run tag of every row as codes into ``values``, gathered block by block (no array while there is one tag)."""
+
+    def __init__(self):
+        self.values: dict[str, int] = {}
+        self.blocks: list[tuple[int, np.ndarray | int]] = []  # (rows, codes or the one code of every row)
+
+    def append(self, column: pa.ChunkedArray) -> None:
+        for chunk in column.chunks:
+            lookup = np.asarray([self.values.setdefault(str(v), len(self.values)) for v in chunk.dictionary.to_pylist()],
+                                dtype=np.int32)
+            if len(lookup) == 1:
+                self.blocks.append((len(chunk), int(lookup[0])))
+            else:
+                self.blocks.append((len(chunk), lookup[chunk.indices.to_numpy(zero_copy_only=False)]))
+
+    def result(self) -> tuple[np.ndarray, list[str]]:
+        n = sum(rows for rows, _ in self.blocks)
+        if len(self.values) <= 1:
+            return np.zeros(n, dtype=np.int8), list(self.values)
+        codes = np.empty(n, dtype=np.int8 if len(self.values) < 2**7 else np.int32)
+        start = 0
+        for rows, block in self.blocks:
+            codes[start : start + rows] = block
+            start += rows
+        return codes, list(self.values)
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsed:
+    """A file's columns from :func:`read_fast`: ids as Arrow strings (the parser's buffers, as they are), numbers as
+    NumPy arrays, and a run's tags as codes into ``tags``."""
+
+    strings: dict[str, pa.ChunkedArray]
+    numbers: dict[str, np.ndarray]
+    tag_codes: np.ndarray | None = None
+    tags: list[str] | None = None
+
+
+class _Columns:
+    """The blocks' columns gathered as they come: the numbers are moved to NumPy and the tags to codes at once, so
+    that the file's numeric columns never exist twice (once in Arrow, once in NumPy)."""
+
+    def __init__(self, names: tuple[str, ...]):
+        keep = _KEEP[names]
+        self.strings: dict[str, list] = {n: [] for n in keep if pa.types.is_large_string(_TYPES[n])}
+        self.numbers = {n: _Growing(_TYPES[n].to_pandas_dtype()) for n in keep if pa.types.is_integer(_TYPES[n])
+                        or pa.types.is_floating(_TYPES[n])}
+        self.tags = _Tags() if "tag" in keep else None
+
+    def append(self, table: pa.Table) -> None:
+        for name, chunks in self.strings.items():
+            chunks.extend(table.column(name).chunks)
+        for name, growing in self.numbers.items():
+            for chunk in table.column(name).chunks:
+                growing.append(chunk.to_numpy())
+        if self.tags is not None:
+            self.tags.append(table.column("tag"))
+
+    def result(self) -> Parsed | None:
+        numbers = {name: growing.result() for name, growing in self.numbers.items()}
+        if not len(next(iter(numbers.values()))):
+            return None
+        strings = {name: pa.chunked_array(chunks, type=_TYPES[name]) for name, chunks in self.strings.items()}
+        codes, tags = self.tags.result() if self.tags is not None else (None, None)
+        return Parsed(strings, numbers, codes, tags)
+
+
+def _parsed(future, columns: _Columns, pool: pa.MemoryPool) -> bool:
+    """Whether the block's columns are what the validating reader gives; if so they join ``columns``."""
     table = future.result()
     if not _same_as_validating(table, pool):
         return False
-    tables.append(table)
+    columns.append(table)
+    del table
+    release_memory()  # what parsing the block freed, before the next block is parsed
     return True
 
 
-def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> pa.Table | None:
+def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parsed | None:
     """The columns of a well-formed TREC run or qrels file (``names``: :data:`RUN_COLUMNS` or :data:`QRELS_COLUMNS`).
 
-    Returns a table of ``query_id``, ``doc_id`` (large strings), ``rank`` (int64),
-    ``score`` (float64) and ``tag`` (dictionary) for a run; ``query_id``,
-    ``iteration``, ``doc_id`` (large strings) and ``relevance`` (int64) for qrels.
-    Returns None for a file with no data line, or with anything the validating
-    reader should look at (see the module docstring), including a missing or
-    unreadable file. While pyarrow parses one block (on its own threads), the next
-    is read, decompressed and checked.
+    Returns a run's ``query_id`` and ``doc_id`` (large strings), ``rank`` (int64),
+    ``score`` (float64) and tags (codes); qrels' ``query_id``, ``iteration``,
+    ``doc_id`` (large strings) and ``relevance`` (int64). Returns None for a file
+    with no data line, or with anything the validating reader should look at (see
+    the module docstring), including a missing or unreadable file. While pyarrow
+    parses one block (on its own threads), the next is read, decompressed and checked.
     """
     options = _options(names)
-    # The C library's allocator, not Arrow's default pool: what parsing no longer needs then goes back to the
-    # system when the frame is built (_run_table.release_memory) instead of staying reserved in the process.
-    pool = pa.system_memory_pool()
-    tables: list[pa.Table] = []
+    # The C library's allocator, not Arrow's default pool: what parsing a block no longer needs goes back to the
+    # system after each block (release_memory) instead of staying reserved in the process.
+    pool = POOL
+    columns = _Columns(names)
     try:
         stream = _open(path)
         if stream is None:
@@ -205,14 +317,11 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> pa.Ta
                 if not plain_block(block):
                     return None
                 future = parser.submit(pv.read_csv, pa.BufferReader(block), *options, memory_pool=pool)
-                if pending is not None and not _parsed(pending, tables, pool):
+                if pending is not None and not _parsed(pending, columns, pool):
                     return None
                 pending = future
-            if pending is not None and not _parsed(pending, tables, pool):
+            if pending is not None and not _parsed(pending, columns, pool):
                 return None
     except (OSError, EOFError, ValueError, TypeError, zlib.error, lzma.LZMAError, pa.ArrowException):
         return None
-    if not tables:
-        return None
-    table = pa.concat_tables(tables)
-    return table if table.num_rows else None
+    return columns.result()

@@ -440,7 +440,8 @@ def _rows_of(arrays, query: str, system) -> np.ndarray:
             )
         if str(system) not in arrays.systems:
             raise InputError(f"ranked_list: unknown system {system!r}; the run has {', '.join(map(repr, arrays.systems))}.")
-        mask &= arrays.sys_codes == arrays.systems.index(str(system))
+        if arrays.sys_codes is not None:  # None: one system, every row
+            mask &= arrays.sys_codes == arrays.systems.index(str(system))
     return np.flatnonzero(mask)
 
 

@@ -46,7 +46,7 @@ from ._run_table import (
     RunParts,
     is_parquet,
     parts_from_fields,
-    parts_from_table,
+    parts_from_parsed,
     read_parquet_run,
     run_frame,
     string_series,
@@ -82,7 +82,7 @@ def _run_parts(path, system: str | None, comments: bool) -> RunParts:
     name = display_name(path)
     if is_parquet(path):
         return read_parquet_run(name, path, system)
-    parts = parts_from_table(name, read_fast(path, RUN_COLUMNS), system)  # no local holds the table
+    parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
     if parts is not None:
         return parts
     name, text = read_text(path)
@@ -293,10 +293,10 @@ def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
     0       q1         0     d1          2
     1       q1       0.5     d2          0
     """
-    table = read_fast(path, QRELS_COLUMNS)
-    if table is not None:
-        columns = {c: string_series(table.column(c)) for c in ("query_id", "iteration", "doc_id")}
-        columns["relevance"] = table.column("relevance").to_numpy().astype(np.int64, copy=False)
+    parsed = read_fast(path, QRELS_COLUMNS)
+    if parsed is not None:
+        columns = {c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")}
+        columns["relevance"] = parsed.numbers["relevance"]
         return pd.DataFrame(columns, copy=False)
     name, text = read_text(path)
     fields = split_fields(name, text, 4, what="qrels", expected=_QRELS_FIELDS, extra=False, comments=comments)

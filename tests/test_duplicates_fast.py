@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz import _hashing, _judged, _ranks
+from rankviz import _hashing, _judged, _ranks, _row_keys
 from rankviz._options import EvalOptions
 
 # Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
@@ -213,7 +213,7 @@ def test_everything_colliding_still_gives_exact_answers(monkeypatch):
         zeros = np.zeros(len(arr), dtype=np.uint64)
         return zeros if salts is None else [_hashing.mix(zeros, salt) for salt in salts]
 
-    monkeypatch.setattr(_judged, "string_hashes", constant)
+    monkeypatch.setattr(_row_keys, "string_hashes", constant)
     pd.testing.assert_frame_equal(rankviz.evaluate(run, ["RR", "nDCG", "AP", "R@2"], qrels, per_query=True), expected)
     with pytest.raises(rankviz.DuplicateError, match="1 repeated rows"):
         rankviz.evaluate(pd.concat([run, run.iloc[[1]]], ignore_index=True), ["RR"], qrels)
@@ -238,6 +238,41 @@ def test_many_rows_both_orders_and_duplicates_first(tmp_path):
         rankviz.evaluate(repeated, ["RR@10"], qrels)
     got = rankviz.evaluate(repeated, ["RR@10", "nDCG@10", "AP", "R@100"], qrels, duplicates="first", per_query=True)
     pd.testing.assert_frame_equal(got, base)
+
+
+def test_rows_hashed_in_pieces_give_the_same_answers(monkeypatch):
+    """Rows grouped by cell are hashed piece by piece (never all hashes at once): any piece size, the same answers,
+    with queries left out (unjudged), several systems, and repeats at the first and last row of pieces."""
+    rng = np.random.default_rng(11)
+    n_q, depth = 60, 50
+    queries = np.repeat([f"q{i}" for i in range(n_q)], depth)
+    docs = np.array([f"d{i}" for i in rng.permutation(n_q * depth)])
+    run = _frame(np.tile(queries, 2), np.tile(docs, 2), rng.random(2 * n_q * depth).round(2), systems=np.repeat(["A", "B"], n_q * depth))
+    qrels = run[run["system"] == "A"].sample(400, random_state=2)[["query_id", "doc_id"]].assign(relevance=rng.integers(0, 3, 400))
+    qrels = qrels[qrels["query_id"] != "q7"]  # q7 unjudged: its rows are left out before the scan
+    measures = ["RR@10", "nDCG@10", "AP", "R@20"]
+    repeats = run.iloc[[0, depth - 1, 5 * depth, 2 * n_q * depth - 1]].assign(score=-1.0)
+    repeated = pd.concat([run, repeats], ignore_index=True).sort_values(["system", "query_id"], kind="stable", ignore_index=True)
+    whole = rankviz.evaluate(run, measures, qrels, per_query=True)
+    first = rankviz.evaluate(repeated, measures, qrels, per_query=True, duplicates="first")
+    pd.testing.assert_frame_equal(first, whole)
+    for piece in (1, 37, depth, 1000):
+        monkeypatch.setattr(_row_keys, "_PIECE_ROWS", piece)
+        pd.testing.assert_frame_equal(rankviz.evaluate(run, measures, qrels, per_query=True), whole)
+        pd.testing.assert_frame_equal(rankviz.evaluate(repeated, measures, qrels, per_query=True, duplicates="first"), whole)
+        with pytest.raises(rankviz.DuplicateError, match=r"\(4 repeated rows\)"):
+            rankviz.evaluate(repeated, measures, qrels)
+
+
+def test_judging_leaves_the_run_arrays_it_returns_intact():
+    """``judge`` renumbers query codes in place only when nobody gets the arrays back (``with_arrays=False``)."""
+    run = _frame(["q2", "q2", "q1", "q3"], ["a", "b", "c", "d"], [2.0, 1.0, 1.0, 3.0])
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["c", "b"], "relevance": [1, 1]})
+    _, arrays = _judged.judge(run, qrels, EvalOptions(), with_arrays=True)
+    assert arrays.q_values[arrays.q_codes].tolist() == ["q2", "q2", "q1", "q3"]
+    before = run.copy()
+    assert rankviz.evaluate(run, ["RR"], qrels, per_query=True)["RR"].tolist() == [1.0, 0.5]  # qrels order: q1, q2
+    pd.testing.assert_frame_equal(run, before)
 
 
 def test_unevaluated_queries_do_not_take_part():

@@ -1,0 +1,154 @@
+"""The qrels join and the duplicate check, from hashes of every row's (cell, doc id) made piece by piece.
+
+Both steps of :mod:`rankviz._judged` that look at every row of a run work on a
+64-bit hash of the row's (salt, doc id) pair (:mod:`rankviz._hashing`): the join
+lets through the rows whose hash is among the judged pairs' hashes, and the
+duplicate check the rows whose hash may repeat. Neither needs the hashes of all
+rows at once. When the rows come grouped by cell (a TREC run, a frame sorted by
+query), :func:`scan_rows` hashes them in pieces of about a million rows that never
+cut a cell, and keeps of each piece only the few rows either step lets through and
+their hashes: the hashes of a 7M-row run would be 56 MB, a piece's 2 MB.
+Otherwise (rows in any order) the duplicate check needs every hash at once, and
+they are made in one piece.
+
+Nothing here decides alone: a joined grade is confirmed by comparing the doc ids,
+and the duplicate candidates are grouped by their real doc ids by the caller.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._frame import QrelsArrays
+from ._hashing import piece_bounds, repeated_candidates, string_hashes, units_fit
+from ._ranks import take_docs
+
+__all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
+
+_BLOCK = 1 << 15  # elements per block of the bit-table probes
+_PIECE_ROWS = 1 << 18  # rows hashed at a time when the rows come grouped by cell
+
+
+@dataclasses.dataclass(frozen=True)
+class JudgedKeys:
+    """The judged (salt, doc id) pairs' hashes, sorted, and the bits of two filters that let their rows through."""
+
+    docs: pa.Array  # the judged doc ids
+    sorted_key: np.ndarray
+    order: np.ndarray  # sorted position -> judged pair (times the copies)
+    bits: int
+
+
+def judged_keys(qj: QrelsArrays, q_index: pd.Index, copies: int, n_q: int) -> JudgedKeys | None:
+    """The hashes of the judged pairs, ``copies`` times (salt = copy * n_q + query); None when two of them share a
+    hash (long ids alike in every byte read): then the join must go through the doc ids themselves."""
+    judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
+    judged_q = q_index.get_indexer(qj.query_ids)
+    salt = (np.arange(copies, dtype=np.int64)[:, None] * n_q + judged_q[None, :]).ravel()
+    judged_key = string_hashes(pa.concat_arrays([judged_docs] * copies), [salt])[0]
+    order = np.argsort(judged_key)
+    sorted_key = judged_key[order]
+    if (sorted_key[1:] == sorted_key[:-1]).any():
+        return None
+    bits = min(26, max(10, (32 * len(judged_key)).bit_length()))
+    return JudgedKeys(judged_docs, sorted_key, order, bits)
+
+
+def _bit_filter(values: np.ndarray, members: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """Positions of ``values`` whose bits ``shift .. shift + bits`` are those of some member (no false negatives).
+
+    The table is a packed bit set (2**bits bits; 256 KB for 2**21), so it stays in cache.
+    """
+    mask = np.uint64((1 << bits) - 1)
+    slots = ((members >> np.uint64(shift)) & mask).astype(np.int64)
+    table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
+    np.bitwise_or.at(table, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
+    hit = np.empty(len(values), dtype=bool)
+    for start in range(0, len(values), _BLOCK):
+        probe = values[start : start + _BLOCK] >> np.uint64(shift)
+        probe &= mask
+        slot = probe.view(np.int64)
+        byte = np.take(table, slot >> 3)
+        byte >>= (slot & 7).astype(np.uint8)
+        np.bitwise_and(byte, 1, out=byte)
+        hit[start : start + _BLOCK] = byte
+    return np.flatnonzero(hit)
+
+
+def _join_candidates(keys: np.ndarray, jk: JudgedKeys) -> np.ndarray:
+    """Positions of ``keys`` that pass both bit filters: every judged row and a fraction of a percent of the others."""
+    cand = _bit_filter(keys, jk.sorted_key, jk.bits, 0)
+    return cand[_bit_filter(keys[cand], jk.sorted_key, jk.bits, 32)]
+
+
+def matched_grades(rows: np.ndarray, keys: np.ndarray, jk: JudgedKeys, docs, src, grades: np.ndarray):
+    """The judged rows among the candidates ``rows`` (their hashes ``keys``) and their grades: equal hash, then
+    equal doc id (so a hash collision never joins a grade)."""
+    n_judged = len(jk.docs)
+    pos = np.minimum(np.searchsorted(jk.sorted_key, keys), len(jk.sorted_key) - 1)
+    match = jk.sorted_key[pos] == keys
+    rows, judged = rows[match], jk.order[pos[match]] % n_judged
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    run_ids = take_docs(docs, src, rows)
+    same = pc.equal(run_ids, jk.docs.take(pa.array(judged)).cast(run_ids.type))
+    if isinstance(same, pa.ChunkedArray):
+        same = same.combine_chunks() if same.num_chunks != 1 else same.chunk(0)
+    same = same.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+    return rows[same], grades[judged[same]].astype(np.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scan:
+    """What :func:`scan_rows` keeps: the join's candidate rows and their hashes, and the duplicate candidates."""
+
+    join_rows: np.ndarray
+    join_keys: np.ndarray
+    repeats: np.ndarray  # rows (sorted) that may repeat a (cell, doc id) pair
+
+
+def _piece_docs(docs, src, a: int, b: int):
+    if src is None:
+        return docs.slice(a, b - a)
+    return take_docs(docs, src, np.arange(a, b))
+
+
+def _piece_keys(docs, src, salts, a: int, b: int) -> list[np.ndarray]:
+    """The hashes of rows ``a .. b`` with each salt (rows numbered among the kept rows ``src``)."""
+    if b <= a:
+        return [np.zeros(0, dtype=np.uint64) for _ in salts]
+    return string_hashes(_piece_docs(docs, src, a, b), [salt[a:b] for salt in salts])
+
+
+def scan_rows(docs, src, cell: np.ndarray, join_salt: np.ndarray | None, jk: JudgedKeys | None, units) -> Scan:
+    """Hash every kept row's (cell, doc id) and, with ``jk``, its (``join_salt``, doc id); keep only candidates.
+
+    ``units`` are the start rows of the cells (:func:`rankviz._hashing.contiguous_units`)
+    or None when the rows are not grouped by cell. ``join_salt`` is None when the join
+    uses the cell hash itself.
+    """
+    salts = [cell] if join_salt is None else [cell, join_salt]
+    n = len(cell)
+    streamed = units_fit(units)
+    bounds = piece_bounds(units, _PIECE_ROWS) if streamed and n else np.array([0, n], dtype=np.int64)
+    join_rows, join_keys, repeats = [], [], []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        keys = _piece_keys(docs, src, salts, a, b)
+        if jk is not None:
+            cand = _join_candidates(keys[-1], jk)
+            join_rows.append(cand + a)
+            join_keys.append(keys[-1][cand])
+        if streamed:  # every round on the piece: no cell crosses its bounds
+            repeats.append(repeated_candidates(keys[0], units[(units >= a) & (units <= b)] - a) + a)
+        else:
+            repeats.append(repeated_candidates(keys[0], None))
+        del keys
+    repeats = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
+    empty_rows, empty_keys = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
+    return Scan(np.concatenate(join_rows) if join_rows else empty_rows, np.concatenate(join_keys) if join_keys else empty_keys,
+                repeats)
