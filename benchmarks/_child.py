@@ -244,9 +244,9 @@ def cmd_stages(args) -> dict:
 
     timed(_judged, "run_arrays", "columns to arrays (_frame.run_arrays)")
     timed(_frame, "encode", "  of which: dictionary-encode query (and system) ids")
-    timed(_judged, "_pair_keys", "hash doc ids with their cell (_hashing)")
-    timed(_judged, "_lookup_grades", "qrels join (_lookup_grades)")
-    timed(_judged, "_duplicate_rows", "duplicate check (_duplicate_rows)")
+    timed(_judged, "scan_rows", "hash doc ids with their cell, keep join and duplicate candidates (_row_keys.scan_rows)")
+    timed(_judged, "matched_grades", "qrels join: confirm the candidates (_row_keys.matched_grades)")
+    timed(_judged, "_duplicate_rows", "duplicate check: confirm the candidates (_duplicate_rows)")
     timed(_judged, "rank_hits", "ranks of the judged rows (_ranks.rank_hits)")
     timed(kernels, "compute", "measure kernels (kernels.compute)")
     for run in runs.values():
@@ -275,13 +275,13 @@ def cmd_profile(args) -> dict:
     from line_profiler import LineProfiler
 
     import rankviz
-    from rankviz import _frame, _hashing, _judged, _ranks, evaluation
+    from rankviz import _frame, _hashing, _judged, _ranks, _row_keys, evaluation
 
     run, qrels = _load(args.run[0]), _load(args.qrels)
     rankviz.evaluate(run, tools.MEASURES, qrels)
     profiler = LineProfiler()
     functions = [evaluation.evaluate, _judged.judge, _judged._judge_arrays, _frame._long_shape, _ranks.rank_hits,
-                 _judged._duplicate_rows, _judged._lookup_grades, _hashing.repeated_candidates]
+                 _judged._duplicate_rows, _row_keys.scan_rows, _row_keys.matched_grades, _hashing.repeated_candidates]
     for f in functions:
         profiler.add_function(f)
     t = time.perf_counter()

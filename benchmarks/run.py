@@ -292,9 +292,10 @@ def write_results(section: str, start: str, end: str) -> None:
 
 
 NOTES = """\
-How rankviz gets there (`rankviz/_judged.py`, `rankviz/_hashing.py`): no sort of the run and no dictionary of all
-doc ids. Each row's (cell, doc id) pair is hashed straight from the Arrow string buffers (8-byte windows + length,
-MurmurHash3's finaliser), piece by piece. The qrels join keeps the rows whose hash passes two packed bit tables of
+How rankviz gets there (`rankviz/_judged.py`, `rankviz/_row_keys.py`, `rankviz/_hashing.py`): no sort of the run and
+no dictionary of all doc ids. Each row's (cell, doc id) pair is hashed straight from the Arrow string buffers (8-byte
+windows + length, MurmurHash3's finaliser), piece by piece (in TREC order, pieces of 500k rows that never cut a
+query, each filtered for the join and the duplicate check at once, so the hashes of all rows never exist). The qrels join keeps the rows whose hash passes two packed bit tables of
 the judged pairs' hashes, matches them on the full hash and confirms them on the real strings. Duplicate pairs are
 found by counting hash buckets in cache-sized chunks of whole queries (TREC order) or of a blockwise radix partition
 (any order), and only the few candidates are grouped by their real doc ids. Ranks come from a branchless binary

@@ -5,9 +5,9 @@ Both steps of :mod:`rankviz._judged` that look at every row of a run work on a
 lets through the rows whose hash is among the judged pairs' hashes, and the
 duplicate check the rows whose hash may repeat. Neither needs the hashes of all
 rows at once. When the rows come grouped by cell (a TREC run, a frame sorted by
-query), :func:`scan_rows` hashes them in pieces of about a million rows that never
+query), :func:`scan_rows` hashes them in pieces of about 500,000 rows that never
 cut a cell, and keeps of each piece only the few rows either step lets through and
-their hashes: the hashes of a 7M-row run would be 56 MB, a piece's 2 MB.
+their hashes: the hashes of a 7M-row run would be 56 MB, a piece's 4 MB.
 Otherwise (rows in any order) the duplicate check needs every hash at once, and
 they are made in one piece.
 
@@ -31,7 +31,7 @@ from ._ranks import take_docs
 __all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
 
 _BLOCK = 1 << 15  # elements per block of the bit-table probes
-_PIECE_ROWS = 1 << 18  # rows hashed at a time when the rows come grouped by cell
+_PIECE_ROWS = 1 << 19  # rows hashed at a time when the rows come grouped by cell
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +42,7 @@ class JudgedKeys:
     sorted_key: np.ndarray
     order: np.ndarray  # sorted position -> judged pair (times the copies)
     bits: int
+    tables: tuple[np.ndarray, np.ndarray]  # the packed bit sets of bits 0 .. bits and 32 .. 32 + bits of the hashes
 
 
 def judged_keys(qj: QrelsArrays, q_index: pd.Index, copies: int, n_q: int) -> JudgedKeys | None:
@@ -56,18 +57,22 @@ def judged_keys(qj: QrelsArrays, q_index: pd.Index, copies: int, n_q: int) -> Ju
     if (sorted_key[1:] == sorted_key[:-1]).any():
         return None
     bits = min(26, max(10, (32 * len(judged_key)).bit_length()))
-    return JudgedKeys(judged_docs, sorted_key, order, bits)
+    return JudgedKeys(judged_docs, sorted_key, order, bits, (_bit_table(sorted_key, bits, 0), _bit_table(sorted_key, bits, 32)))
 
 
-def _bit_filter(values: np.ndarray, members: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """Positions of ``values`` whose bits ``shift .. shift + bits`` are those of some member (no false negatives).
-
-    The table is a packed bit set (2**bits bits; 256 KB for 2**21), so it stays in cache.
-    """
+def _bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """A packed bit set (2**bits bits; 256 KB for 2**21, so it stays in cache) of the members' bits ``shift ..``."""
     mask = np.uint64((1 << bits) - 1)
     slots = ((members >> np.uint64(shift)) & mask).astype(np.int64)
     table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
     np.bitwise_or.at(table, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
+    return table
+
+
+def _bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """Positions of ``values`` whose bits ``shift .. shift + bits`` are set in ``table`` (:func:`_bit_table`: no
+    false negatives)."""
+    mask = np.uint64((1 << bits) - 1)
     hit = np.empty(len(values), dtype=bool)
     for start in range(0, len(values), _BLOCK):
         probe = values[start : start + _BLOCK] >> np.uint64(shift)
@@ -82,8 +87,8 @@ def _bit_filter(values: np.ndarray, members: np.ndarray, bits: int, shift: int) 
 
 def _join_candidates(keys: np.ndarray, jk: JudgedKeys) -> np.ndarray:
     """Positions of ``keys`` that pass both bit filters: every judged row and a fraction of a percent of the others."""
-    cand = _bit_filter(keys, jk.sorted_key, jk.bits, 0)
-    return cand[_bit_filter(keys[cand], jk.sorted_key, jk.bits, 32)]
+    cand = _bit_filter(keys, jk.tables[0], jk.bits, 0)
+    return cand[_bit_filter(keys[cand], jk.tables[1], jk.bits, 32)]
 
 
 def matched_grades(rows: np.ndarray, keys: np.ndarray, jk: JudgedKeys, docs, src, grades: np.ndarray):

@@ -39,7 +39,9 @@ from __future__ import annotations
 import bz2
 import dataclasses
 import gzip
+import io
 import lzma
+import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -75,6 +77,8 @@ _USUAL = bytes(range(0x21, 0x7F)) + b" \n"
 _REFUSED = (b"\t", b"\x0b", b"\x0c", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
 #: bytes of text per parse: big enough for pyarrow to use every core, small next to a large run
 BLOCK = 1 << 23
+#: blocks parsed between two returns of the freed memory to the system (each costs page faults later)
+_TRIM_EVERY = 4
 #: bytes per window of the checks of a block
 _WINDOW = 1 << 20
 
@@ -201,6 +205,11 @@ class _Growing:
         self.values = np.empty(1 << 16, dtype=dtype)
         self.n = 0
 
+    def reserve(self, n: int) -> None:
+        """Room for ``n`` values at once (pages not yet written cost no memory; :meth:`result` gives back the rest)."""
+        if n > len(self.values):
+            self.values.resize(n, refcheck=False)
+
     def append(self, chunk: np.ndarray) -> None:
         end = self.n + len(chunk)
         if end > len(self.values):
@@ -256,14 +265,21 @@ class _Columns:
     """The blocks' columns gathered as they come: the numbers are moved to NumPy and the tags to codes at once, so
     that the file's numeric columns never exist twice (once in Arrow, once in NumPy)."""
 
-    def __init__(self, names: tuple[str, ...]):
+    def __init__(self, names: tuple[str, ...], file_size: int | None = None):
+        self.file_size = file_size  # bytes of text, when known (a file that is not compressed)
         keep = _KEEP[names]
         self.strings: dict[str, list] = {n: [] for n in keep if pa.types.is_large_string(_TYPES[n])}
         self.numbers = {n: _Growing(_TYPES[n].to_pandas_dtype()) for n in keep if pa.types.is_integer(_TYPES[n])
                         or pa.types.is_floating(_TYPES[n])}
         self.tags = _Tags() if "tag" in keep else None
+        self.blocks = 0
 
-    def append(self, table: pa.Table) -> None:
+    def append(self, table: pa.Table, n_bytes: int) -> None:
+        self.blocks += 1
+        if self.blocks == 1 and self.file_size and n_bytes:  # the rows to expect, from the first block's lines
+            expected = int(table.num_rows * self.file_size / n_bytes * 1.02) + 1024
+            for growing in self.numbers.values():
+                growing.reserve(expected)
         for name, chunks in self.strings.items():
             chunks.extend(table.column(name).chunks)
         for name, growing in self.numbers.items():
@@ -281,14 +297,18 @@ class _Columns:
         return Parsed(strings, numbers, codes, tags)
 
 
-def _parsed(future, columns: _Columns, pool: pa.MemoryPool) -> bool:
-    """Whether the block's columns are what the validating reader gives; if so they join ``columns``."""
+def _parsed(pending, columns: _Columns, pool: pa.MemoryPool) -> bool:
+    """Whether the block's columns are what the validating reader gives; if so they join ``columns``.
+
+    ``pending`` is the parse's future and the block's size in bytes."""
+    future, n_bytes = pending
     table = future.result()
     if not _same_as_validating(table, pool):
         return False
-    columns.append(table)
+    columns.append(table, n_bytes)
     del table
-    release_memory()  # what parsing the block freed, before the next block is parsed
+    if columns.blocks % _TRIM_EVERY == 0:
+        release_memory()  # what parsing the last blocks freed, before the next ones are parsed
     return True
 
 
@@ -306,11 +326,11 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
     # The C library's allocator, not Arrow's default pool: what parsing a block no longer needs goes back to the
     # system after each block (release_memory) instead of staying reserved in the process.
     pool = POOL
-    columns = _Columns(names)
     try:
         stream = _open(path)
         if stream is None:
             return None
+        columns = _Columns(names, os.fstat(stream.fileno()).st_size if isinstance(stream, io.BufferedReader) else None)
         with stream, ThreadPoolExecutor(max_workers=1) as parser:
             pending = None
             for block in _blocks(stream, block_size):
@@ -319,7 +339,7 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
                 future = parser.submit(pv.read_csv, pa.BufferReader(block), *options, memory_pool=pool)
                 if pending is not None and not _parsed(pending, columns, pool):
                     return None
-                pending = future
+                pending = future, len(block)
             if pending is not None and not _parsed(pending, columns, pool):
                 return None
     except (OSError, EOFError, ValueError, TypeError, zlib.error, lzma.LZMAError, pa.ArrowException):
