@@ -34,6 +34,18 @@ def qrels():
     return pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "c", "e"], "relevance": [1, 2, 2]})
 
 
+def test_ranked_list_picks_the_system_with_one_or_several(run, qrels):
+    """A run of one system (as read_run gives, with its tag) keeps no per-row system codes; system= still works."""
+    one = run.assign(system=pd.Categorical(["bm25"] * len(run)))
+    assert rankviz.ranked_list(one, "q1", qrels, system="bm25", columns={"query": "qid"})["doc_id"].tolist() == ["a", "b", "c"]
+    with pytest.raises(rankviz.InputError, match="unknown system 'dense'"):
+        rankviz.ranked_list(one, "q1", qrels, system="dense", columns={"query": "qid"})
+    two = pd.concat([one, run.assign(system="dense", score=-run["score"])], ignore_index=True)
+    two["system"] = two["system"].astype("str")
+    assert rankviz.ranked_list(two, "q1", qrels, system="dense", columns={"query": "qid"})["doc_id"].tolist() == ["c", "b", "a"]
+    assert rankviz.ranked_list(two, "q1", qrels, system="bm25", columns={"query": "qid"})["doc_id"].tolist() == ["a", "b", "c"]
+
+
 def test_ranked_list_takes_the_query_as_a_value_and_the_column_in_columns(run, qrels):
     listed = rankviz.ranked_list(run, "q1", qrels, columns={"query": "qid"})
     assert listed["doc_id"].tolist() == ["a", "b", "c"]
