@@ -329,29 +329,35 @@ def render(r: dict) -> str:
 
 
 NOTES = """\
-How the file becomes a frame (`rankviz/_trec_fast.py`): the file (decompressed on the fly) is read in 16 MB blocks;
-each block's bytes are checked in the main thread (one `bytes.translate` finds anything but printable ASCII, space
-and LF; `#` at a line start; two spaces in a row, as 16-bit words) while pyarrow's CSV parser turns the previous
-block into typed columns on its threads (ids as large strings, rank int64, score float64, the tag dictionary-encoded).
-The parsed columns are checked too (no empty field, finite scores, integers within 2**53); anything unusual hands
-the whole file to the validating reader, which gives the same frame or names the line. No copy of the text is kept:
-the frame's string columns are the parser's buffers.
+How the file becomes a frame (`rankviz/_trec_fast.py`): the file (decompressed on the fly) is read in 8 MB blocks;
+each block's bytes are checked in the main thread, 1 MB at a time (one `bytes.translate` finds anything but printable
+ASCII, space and LF; `#` at a line start; two spaces in a row, as 16-bit words) while pyarrow's CSV parser turns the
+previous block into typed columns on its threads (ids as large strings, rank int64, score float64, the tag
+dictionary-encoded). The parsed columns are checked too (no empty field, finite scores, integers within 2**53);
+anything unusual hands the whole file to the validating reader, which gives the same frame or names the line. As
+each block is accepted, its rank and score are copied into NumPy arrays reserved from the first block's rows per
+byte (they grow in place if the guess was short) and its tags become codes; the ids stay in the parser's buffers.
+So no column of the file exists twice, and every 4 blocks what parsing freed is returned to the system.
 
-Memory, measured in one process with `/proc/self/status` during the work (7M lines): `import rankviz` ~112 MB; the
-frame itself 306 MiB (query and doc ids 93 + 99 MiB as Arrow large strings, which pandas' `str` dtype requires; rank
-and score 53 + 53 MiB; the categorical system 7 MiB); RSS after `read_run` ~435 MB, and `read_run` alone peaks at
-~620 MB (the table above: the parsed blocks plus rank and score being copied out to NumPy; parsing allocates from
-the C allocator so that `malloc_trim` can return what it frees). `evaluate` then adds ~250 MB above the frame,
-~85 MB of it for the system column (int64 (system, query) pair codes in `rankviz/_judged.py`; the same run without a
-system column needs ~165 MB). So the process peaks in `evaluate`, and 2x the file is out of reach without a leaner
-`evaluate`: the interpreter and the frame alone are already 1.5x the file.
+Memory, measured in one process with `/proc/self/status` during the work (7M lines, MiB): `import rankviz` ~120;
+the frame ~315 (query and doc ids 93 + 99 as Arrow large strings, which pandas' `str` dtype requires; rank and score
+53 + 53; the categorical system 7); RSS after `read_run` ~435-450, and `read_run` peaks at ~500-515 (two blocks in
+flight and what up to 4 blocks' parsing freed). `evaluate` then adds ~65-80 at its peak, where it added ~250 before
+this work (commit 5eaf75d: 671 MB, 2.41x the file): int32 query codes, renumbered in place into the evaluated query
+numbers; no per-row system codes for a run of one system (it had an int32 code and an int64 (system, query) pair
+code per row); the (cell, doc id) hashes made 500,000 rows at a time, each piece filtered for the qrels join and the
+duplicate check at once (`rankviz/_row_keys.py`; the hashes of every row were 56 MB); NumPy lookups and counts in
+blocks (`rankviz/_memory.py`: NumPy widens an int32 index to a 64-bit copy of the whole array first); and large
+temporaries returned to the system after the step that frees them (glibc keeps freed blocks under 32 MB in the
+process, Arrow's default pool keeps its pages).
 
-Speed: trec_eval needed 14.5 s of CPU here, where issue #13 measured 7.5 s on this machine: the two cores are shared
-with other sessions, and the wall-time ratio moves with their load (per repetition above); the CPU-time ratio is the
-steadier figure. In rankviz's ~6.6 s of CPU, about 1 s is `import` (pandas and pyarrow), ~3.5 s reading (~2.3 s of it
-pyarrow's parse, on two threads), ~1.5 s `evaluate`, the rest the interpreter's start and exit. The profile above is
-the main thread's: `acquire` is the wait for the parser; `_blocks` and `read` read the file, `translate` and
-`_two_spaces` check its bytes, `_numpy` copies rank and score out of the parsed blocks."""
+Speed: in rankviz's CPU time about 0.5 s is `import` (pandas and pyarrow), ~1.2 s reading (pyarrow's parse on two
+threads beside the main thread's checks), ~0.6 s `evaluate`, the rest the interpreter's start and exit; trec_eval
+spends its time in the C program's own parsing and sorting, on one core. The wall-time ratio moves with the load of
+the shared machine (per repetition above); the CPU-time ratio is the steadier figure. The profile above is the main
+thread's: `acquire` is the wait for the parser; `_blocks` and `read` read the file, `translate` and `_two_spaces`
+check its bytes. `read_runs` of ten runs costs ten reads plus one concatenation of the numeric columns (~1.7 s for
+70M rows), so its reading alone is ~11x one read; the process, with one interpreter start and import, ~8x."""
 
 
 

@@ -206,7 +206,7 @@ class _Growing:
         self.n = 0
 
     def reserve(self, n: int) -> None:
-        """Room for ``n`` values at once (pages not yet written cost no memory; :meth:`result` gives back the rest)."""
+        """Room for ``n`` values at once (NumPy zero-fills it; :meth:`result` gives back what was not used)."""
         if n > len(self.values):
             self.values.resize(n, refcheck=False)
 
