@@ -45,7 +45,7 @@ _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], 
 _CHUNK_ROWS = 1 << 16  # rows per filter chunk: a 2**19-bucket count table (4 MB) stays in cache
 _MAX_TABLE_BITS = 19
 _BLOCK = 1 << 15  # elements per block of the elementwise passes
-_PARTITION_BLOCK = 1 << 19
+_PARTITION_BLOCK = 1 << 17
 _PIECE = 1 << 17  # strings hashed at a time
 _THREADS = min(4, os.cpu_count() or 1)  # threads of the partitioned round on a large array
 
@@ -230,44 +230,62 @@ def _partitioned_round(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     8-bit values) and gathered while it is in cache; a part is then the concatenation of
     its segments of every block. A global argsort and gather would read memory in
     random order and cost about twice as much. Row numbers are only gathered for the
-    survivors. Blocks, then parts, are independent NumPy work that releases the GIL, so
-    a large array's are shared among a few threads (about 1.5x faster on two cores).
+    survivors.
+
+    Blocks, then parts, are independent NumPy work that releases the GIL, so a large
+    array's are shared among a few threads (about 1.5x faster on two cores). The
+    arrays that outlive a block are allocated here, in the calling thread, and the
+    threads only fill them: what a thread allocates stays in its own C-library arena,
+    so only its short-lived temporaries (a block's worth) do.
     """
     n = len(keys)
     part_bits = min(8, max(1, (n // (_CHUNK_ROWS // 2)).bit_length()))
     n_parts = 1 << part_bits
-    index_type = np.int32 if n < 2**31 else np.int64
-    block = functools.partial(_partition_block, keys, part_bits=part_bits, index_type=index_type)
-    workers = min(_THREADS, max(1, n // _PARTITION_BLOCK))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        lows, orders, bounds = zip(*pool.map(block, range(0, n, _PARTITION_BLOCK))) if n else ((), (), ())
-        kept = list(pool.map(functools.partial(_filter_part, lows, orders, bounds), range(n_parts)))
+    low = np.empty(n, dtype=np.int32)
+    order = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+    starts = range(0, n, _PARTITION_BLOCK)
+    fill = functools.partial(_partition_block, keys, low, order, part_bits)
+    segments = [(start, min(start + _PARTITION_BLOCK, n)) for start in starts]
+    workers = min(_THREADS, len(segments))
+    kept = None
+    if workers > 1:
+        try:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                bounds = list(pool.map(fill, starts))
+                kept = list(pool.map(functools.partial(_filter_part, low, order, segments, bounds), range(n_parts)))
+        except RuntimeError:  # no new threads (the interpreter is shutting down): the same work in this thread
+            kept = None
+    if kept is None:
+        bounds = [fill(start) for start in starts]
+        kept = [_filter_part(low, order, segments, bounds, q) for q in range(n_parts)]
     rows = [r for r in kept if len(r)]
     sizes = [len(r) for r in kept]
     rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
     return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
-def _partition_block(keys: np.ndarray, start: int, *, part_bits: int, index_type) -> tuple:
-    """One block's low key bits and row numbers, grouped by part, and where each part starts."""
-    mask = np.uint64((1 << _MAX_TABLE_BITS) - 1)
+def _partition_block(keys: np.ndarray, low: np.ndarray, order: np.ndarray, part_bits: int, start: int) -> list[int]:
+    """Fill one block's slice of ``low`` (low key bits) and ``order`` (row numbers) grouped by part; the parts' starts
+    within the block."""
     block = keys[start : start + _PARTITION_BLOCK]
+    stop = start + len(block)
     part = (block >> np.uint64(64 - part_bits)).astype(np.uint8)
-    order = np.argsort(part, kind="stable")
-    low = (block & mask).astype(np.int32)[order]
-    bounds = [0, *np.cumsum(np.bincount(part, minlength=1 << part_bits)).tolist()]
-    order = order.astype(index_type)
-    order += start
-    return low, order, bounds
+    within = np.argsort(part, kind="stable")
+    low_bits = block[within]
+    low_bits &= np.uint64((1 << _MAX_TABLE_BITS) - 1)
+    np.copyto(low[start:stop], low_bits, casting="unsafe")  # below 2**19: exact in int32
+    order[start:stop] = within
+    order[start:stop] += start
+    return [0, *np.cumsum(np.bincount(part, minlength=1 << part_bits)).tolist()]
 
 
-def _filter_part(lows, orders, bounds, q: int) -> np.ndarray:
-    """The rows of part ``q`` (its segments of every block) whose low bits share a bucket with another's."""
-    values = np.concatenate([low[b[q] : b[q + 1]] for low, b in zip(lows, bounds)])
+def _filter_part(low, order, segments, bounds, q: int) -> np.ndarray:
+    """The rows of part ``q`` (its segment of every block) whose low bits share a bucket with another's."""
+    values = np.concatenate([low[a + b[q] : a + b[q + 1]] for (a, _), b in zip(segments, bounds)])
     keep = _filter_round(values, np.array([0, len(values)]), 0, _MAX_TABLE_BITS) if len(values) > 1 else values[:0]
     if not len(keep):
         return keep
-    return np.concatenate([order[b[q] : b[q + 1]] for order, b in zip(orders, bounds)])[keep]
+    return np.concatenate([order[a + b[q] : a + b[q + 1]] for (a, _), b in zip(segments, bounds)])[keep]
 
 
 def units_fit(unit_starts: np.ndarray | None) -> bool:

@@ -12,6 +12,8 @@ process's peak is what it holds, not what it once held.
 from __future__ import annotations
 
 import ctypes
+import functools
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -22,14 +24,15 @@ __all__ = ["POOL", "blocked_bincount", "blocked_take", "release_memory"]
 POOL = pa.system_memory_pool()
 
 
+@functools.cache
 def _malloc_trim():
+    """glibc's ``malloc_trim``, looked up on first use; None elsewhere (not Linux, or a C library without it)."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to trim
+    except (OSError, AttributeError, TypeError):
         return None
-
-
-_TRIM = _malloc_trim()
 
 
 #: steps over at least this many rows free enough memory to be worth returning to the system at once
@@ -40,11 +43,13 @@ def release_memory() -> None:
     """Return the free memory of :data:`POOL` (and of the C library's arenas) to the system.
 
     Arrow's ``release_unused`` does not trim the system pool's arenas, hence the
-    ``malloc_trim`` call; where there is none (not glibc), only Arrow's call is made.
+    ``malloc_trim`` call; where there is none (not glibc: macOS, Windows, musl), only
+    Arrow's call is made.
     """
     POOL.release_unused()
-    if _TRIM is not None:
-        _TRIM(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 #: elements per block of :func:`blocked_take` and :func:`blocked_bincount`

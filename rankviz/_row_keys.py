@@ -8,8 +8,8 @@ rows at once. When the rows come grouped by cell (a TREC run, a frame sorted by
 query), :func:`scan_rows` hashes them in pieces of about 500,000 rows that never
 cut a cell, and keeps of each piece only the few rows either step lets through and
 their hashes: the hashes of a 7M-row run would be 56 MB, a piece's 4 MB.
-Otherwise (rows in any order) the duplicate check needs every hash at once, and
-they are made in one piece.
+Otherwise (rows in any order) the duplicate check needs every hash at once: they
+are made piece by piece into one array (only the kept rows', never the dropped ones').
 
 Nothing here decides alone: a joined grade is confirmed by comparing the doc ids,
 and the duplicate candidates are grouped by their real doc ids by the caller.
@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from ._frame import QrelsArrays
 from ._hashing import piece_bounds, repeated_candidates, string_hashes, units_fit
+from ._memory import LARGE, release_memory
 from ._ranks import take_docs
 
 __all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
@@ -117,17 +118,25 @@ class Scan:
     repeats: np.ndarray  # rows (sorted) that may repeat a (cell, doc id) pair
 
 
-def _piece_docs(docs, src, a: int, b: int):
-    if src is None:
-        return docs.slice(a, b - a)
-    return take_docs(docs, src, np.arange(a, b))
-
-
 def _piece_keys(docs, src, salts, a: int, b: int) -> list[np.ndarray]:
-    """The hashes of rows ``a .. b`` with each salt (rows numbered among the kept rows ``src``)."""
+    """The hashes of kept rows ``a .. b`` with each salt (``src`` maps kept rows to the run's rows, in order).
+
+    The doc ids are hashed where they are, never copied: with ``src``, the run's rows
+    from the piece's first to its last kept one are hashed, each salt spread over them
+    (the rows left out get salt 0), and the kept rows' hashes picked out.
+    """
     if b <= a:
         return [np.zeros(0, dtype=np.uint64) for _ in salts]
-    return string_hashes(_piece_docs(docs, src, a, b), [salt[a:b] for salt in salts])
+    if src is None:
+        return string_hashes(docs.slice(a, b - a), [salt[a:b] for salt in salts])
+    first, last = int(src[a]), int(src[b - 1]) + 1
+    rows = src[a:b] - first
+    spread = []
+    for salt in salts:
+        full = np.zeros(last - first, dtype=salt.dtype)
+        full[rows] = salt[a:b]
+        spread.append(full)
+    return [keys[rows] for keys in string_hashes(docs.slice(first, last - first), spread)]
 
 
 def scan_rows(docs, src, cell: np.ndarray, join_salt: np.ndarray | None, jk: JudgedKeys | None, units) -> Scan:
@@ -140,7 +149,12 @@ def scan_rows(docs, src, cell: np.ndarray, join_salt: np.ndarray | None, jk: Jud
     salts = [cell] if join_salt is None else [cell, join_salt]
     n = len(cell)
     streamed = units_fit(units)
-    bounds = piece_bounds(units, _PIECE_ROWS) if streamed and n else np.array([0, n], dtype=np.int64)
+    if streamed and n:
+        bounds = piece_bounds(units, _PIECE_ROWS)
+        every = None
+    else:  # the duplicate check needs every hash at once; they are still made (and joined) piece by piece
+        bounds = np.unique(np.r_[np.arange(0, n, _PIECE_ROWS), n]).astype(np.int64)
+        every = np.empty(n, dtype=np.uint64)
     join_rows, join_keys, repeats = [], [], []
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         keys = _piece_keys(docs, src, salts, a, b)
@@ -148,12 +162,18 @@ def scan_rows(docs, src, cell: np.ndarray, join_salt: np.ndarray | None, jk: Jud
             cand = _join_candidates(keys[-1], jk)
             join_rows.append(cand + a)
             join_keys.append(keys[-1][cand])
-        if streamed:  # every round on the piece: no cell crosses its bounds
-            repeats.append(repeated_candidates(keys[0], units[(units >= a) & (units <= b)] - a) + a)
-        else:
-            repeats.append(repeated_candidates(keys[0], None))
+        if every is not None:
+            every[a:b] = keys[0]
+        else:  # every round on the piece: no cell crosses its bounds (a and b are cell starts)
+            local = units[np.searchsorted(units, a) : np.searchsorted(units, b, side="right")] - a
+            repeats.append(repeated_candidates(keys[0], local) + a)
         del keys
+    if every is not None:
+        repeats = [repeated_candidates(every, None)]
+        del every
     repeats = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
+    if n >= LARGE:  # the hashes and the filters' temporaries, freed: give them back (threads keep their own arenas)
+        release_memory()
     empty_rows, empty_keys = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
     return Scan(np.concatenate(join_rows) if join_rows else empty_rows, np.concatenate(join_keys) if join_keys else empty_keys,
                 repeats)

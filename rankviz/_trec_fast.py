@@ -206,9 +206,12 @@ class _Growing:
         self.n = 0
 
     def reserve(self, n: int) -> None:
-        """Room for ``n`` values at once (NumPy zero-fills it; :meth:`result` gives back what was not used)."""
+        """Room for ``n`` values at once: a fresh array whose pages cost memory only once written (``resize`` would
+        zero-fill them), so a guess that is too high costs nothing; :meth:`result` gives back what was not used."""
         if n > len(self.values):
-            self.values.resize(n, refcheck=False)
+            values = np.empty(n, dtype=self.values.dtype)
+            values[: self.n] = self.values[: self.n]
+            self.values = values
 
     def append(self, chunk: np.ndarray) -> None:
         end = self.n + len(chunk)

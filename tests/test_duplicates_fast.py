@@ -117,6 +117,21 @@ def test_repeated_candidates_is_a_superset_of_every_repeat(n, contiguous):
         assert len(candidates) < 0.02 * n
 
 
+def test_partitioned_round_gives_the_same_rows_on_threads_and_alone(monkeypatch):
+    """Rows in any order: blocks and parts filled by a few threads give exactly what one thread gives."""
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 2**64, size=50_000, dtype=np.uint64)
+    keys[rng.choice(50_000, 300, replace=False)] = keys[:300]
+    monkeypatch.setattr(_hashing, "_PARTITION_BLOCK", 997)  # many blocks, the last one short
+    monkeypatch.setattr(_hashing, "_THREADS", 3)
+    threaded = _hashing.repeated_candidates(keys)
+    monkeypatch.setattr(_hashing, "_THREADS", 1)
+    alone = _hashing.repeated_candidates(keys)
+    assert np.array_equal(threaded, alone)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    assert np.isin(np.flatnonzero(counts[inverse] > 1), threaded).all()
+
+
 def test_contiguous_units_refuses_interleaved_groups():
     assert _hashing.contiguous_units(np.array([0, 0, 1, 1, 2]), 3).tolist() == [0, 2, 4, 5]
     assert _hashing.contiguous_units(np.array([0, 1, 0]), 2) is None

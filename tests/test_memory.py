@@ -23,3 +23,22 @@ def test_blocked_take_and_bincount_equal_numpy(monkeypatch, block):
     assert np.array_equal(_memory.blocked_bincount(codes, 120, major, 40), np.bincount(major.astype(np.int64) * 40 + codes, minlength=120))
     assert _memory.blocked_bincount(codes[:0], 5).tolist() == [0] * 5
 
+
+
+def test_malloc_trim_is_looked_up_safely_anywhere(monkeypatch):
+    """Not Linux, or a C library that cannot be opened by ``CDLL(None)`` (Windows raises TypeError): no trim, and
+    ``release_memory`` still works; ``import rankviz`` never looks it up."""
+    _memory._malloc_trim.cache_clear()
+    monkeypatch.setattr(_memory.sys, "platform", "win32")
+    assert _memory._malloc_trim() is None
+    _memory.release_memory()
+    _memory._malloc_trim.cache_clear()
+    monkeypatch.setattr(_memory.sys, "platform", "linux")
+
+    def refuse(name, *args, **kwargs):
+        raise TypeError("LoadLibrary() argument 1 must be str, not None")
+
+    monkeypatch.setattr(_memory.ctypes, "CDLL", refuse)
+    assert _memory._malloc_trim() is None
+    _memory.release_memory()
+    _memory._malloc_trim.cache_clear()
