@@ -24,7 +24,8 @@ import pyarrow.compute as pc
 
 from ._columns import ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from ._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
-from ._memory import LARGE, POOL, blocked_take, release_memory
+from ._codes import encode
+from ._memory import blocked_take
 
 __all__ = [
     "resolve_long_run",
@@ -133,26 +134,6 @@ def id_kind(series: pd.Series) -> str:
     if isinstance(dtype, pd.CategoricalDtype):
         dtype = dtype.categories.dtype
     return "int" if pd.api.types.is_integer_dtype(dtype) else "str"
-
-
-def encode(arr) -> tuple[np.ndarray, np.ndarray]:
-    """Factorize an Arrow string array: (int32 codes, unique values in order of first appearance, as objects)."""
-    encoded = pc.dictionary_encode(arr, memory_pool=POOL)
-    if isinstance(encoded, pa.ChunkedArray):
-        if encoded.num_chunks == 0:
-            return np.zeros(0, np.int32), np.zeros(0, dtype=object)
-        dictionary = encoded.chunk(0).dictionary
-        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
-    else:
-        dictionary = encoded.dictionary
-        codes = encoded.indices.to_numpy(zero_copy_only=False).copy()
-    values = np.asarray(dictionary.to_pylist(), dtype=object)
-    del encoded, dictionary
-    if len(codes) >= LARGE:  # Arrow's copy of the codes, freed: give it back rather than keep it reserved
-        release_memory()
-    # Arrow's int32 indices as they are: half the memory of int64, and the consumers widen where they multiply.
-    return codes.astype(np.int32, copy=False), values
-
 
 
 def encode_ids(series: pd.Series, *, role: str, what: str) -> tuple[np.ndarray, np.ndarray]:

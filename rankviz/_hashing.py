@@ -13,7 +13,10 @@ String hash
     finaliser. ``w`` grows with the longest string (1 window up to 8 bytes, 2 up to
     16, 3 up to 24, 5 beyond), so every byte of strings up to 40 bytes is read;
     longer strings that share all windows and their length collide and are told
-    apart by the exact check.
+    apart by the exact check. A (salt, string) pair -- a row's cell and doc id --
+    hashes to ``fmix(salt * golden + fmix(string hash))``: the string's hash is mixed
+    before the salt is added, since the unmixed one is linear in the bytes and pairs
+    whose salts and ids differed by related amounts collided by the thousand.
 Repeated keys
     Rows are split into *units* that contain every copy of a key (whole cells when
     the rows come grouped by cell, as in a TREC run file; otherwise a radix
@@ -165,10 +168,12 @@ def string_hashes(arr, salts=None):
     outs = [np.empty(n, dtype=np.uint64) for _ in (salts if salts is not None else [None])]
     start = 0
     for piece in pieces:
-        raw = _string_chunk(piece, windows)
+        # Mixed before the salt is added: the unmixed hash is linear in the id's bytes, so (salt, id) pairs whose
+        # salts and ids differ by related amounts would collide (27,000 pairs among 7M shuffled (query, doc) rows).
+        raw = fmix(_string_chunk(piece, windows))
         stop = start + len(piece)
         if salts is None:
-            outs[0][start:stop] = fmix(raw)
+            outs[0][start:stop] = fmix(raw)  # the pair hash with salt 0
         else:
             for out, salt in zip(outs, salts):
                 _mix_into(raw, salt[start:stop], out[start:stop])

@@ -53,7 +53,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
-from ._frame import QrelsArrays, RunArrays, encode, run_arrays
+from ._codes import encode
+from ._frame import QrelsArrays, RunArrays, run_arrays
 from ._hashing import contiguous_units
 from ._memory import LARGE, blocked_bincount, blocked_take, release_memory
 from ._ranks import rank_hits, take_docs

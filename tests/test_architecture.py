@@ -21,7 +21,7 @@ LAYERS = {
     # foundation: errors, argument checks, column roles, options, hashing, memory
     "_errors": 0, "_validation": 0, "_columns": 0, "_options": 0, "_hashing": 0, "_memory": 0,
     # canonical data: input shapes -> flat arrays -> judged arrays; per-query tables
-    "_frame": 1, "_ranks": 1, "_row_keys": 1, "_judged": 1, "_tables": 1,
+    "_codes": 1, "_frame": 1, "_ranks": 1, "_row_keys": 1, "_judged": 1, "_tables": 1,
     # measures: the registry of measure families and their kernels (numpy only)
     "measures": 2, "kernels": 2,
     # input: files and formats, the built-in example

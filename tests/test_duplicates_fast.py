@@ -132,6 +132,25 @@ def test_partitioned_round_gives_the_same_rows_on_threads_and_alone(monkeypatch)
     assert np.isin(np.flatnonzero(counts[inverse] > 1), threaded).all()
 
 
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.sampled_from(["q1", "q2", "q10", "é", "a b", "x" * 30]), min_size=1, max_size=40),
+       cut=st.integers(0, 40))
+def test_encoding_in_two_halves_equals_one_pass(values, cut):
+    """Long id columns are dictionary-encoded in two halves on two threads: the same codes and the same values in
+    order of first appearance as one pass, whatever the chunks and whether the halves share values."""
+    from rankviz import _codes
+
+    cut = min(cut, len(values))
+    arrays = [pa.array(values), pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])]
+    for arr in arrays:
+        one_codes, one_values = _codes._encode_one(arr)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_codes, "_TWO_HALVES", 1)
+            codes, found = _codes.encode(arr)
+        assert found.tolist() == one_values.tolist() == list(dict.fromkeys(values))
+        assert codes.dtype == np.int32 and codes.tolist() == one_codes.tolist()
+
+
 def test_contiguous_units_refuses_interleaved_groups():
     assert _hashing.contiguous_units(np.array([0, 0, 1, 1, 2]), 3).tolist() == [0, 2, 4, 5]
     assert _hashing.contiguous_units(np.array([0, 1, 0]), 2) is None
