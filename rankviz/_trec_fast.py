@@ -109,6 +109,22 @@ def _blocks(stream, size: int):
         yield chunk + line if line else chunk
 
 
+def _ahead(blocks, reader: ThreadPoolExecutor | None):
+    """``blocks``, each next one read (decompressed) by ``reader`` while the caller works on the current one.
+
+    For compressed files: zlib, bz2 and lzma release the GIL while they decompress, so
+    decompressing overlaps the checks and the parse instead of preceding them. One
+    block more is held in memory. With no ``reader``, ``blocks`` as they are.
+    """
+    if reader is None:
+        yield from blocks
+        return
+    ahead = reader.submit(next, blocks, None)
+    while (block := ahead.result()) is not None:
+        ahead = reader.submit(next, blocks, None)
+        yield block
+
+
 def _windows(block: bytes, overlap: int = 0):
     """``block`` as memoryviews of :data:`_WINDOW` bytes (plus ``overlap`` bytes of the next): the checks' temporary
     arrays are then a window's size, not a block's."""
@@ -323,7 +339,8 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
     ``doc_id`` (large strings) and ``relevance`` (int64). Returns None for a file
     with no data line, or with anything the validating reader should look at (see
     the module docstring), including a missing or unreadable file. While pyarrow
-    parses one block (on its own threads), the next is read, decompressed and checked.
+    parses one block (on its own threads), the next is read and checked; a compressed
+    file's blocks are decompressed one further ahead, on a thread of their own.
     """
     options = _options(names)
     # The C library's allocator, not Arrow's default pool: what parsing a block no longer needs goes back to the
@@ -334,9 +351,9 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
         if stream is None:
             return None
         columns = _Columns(names, os.fstat(stream.fileno()).st_size if isinstance(stream, io.BufferedReader) else None)
-        with stream, ThreadPoolExecutor(max_workers=1) as parser:
+        with stream, ThreadPoolExecutor(max_workers=1) as parser, ThreadPoolExecutor(max_workers=1) as reader:
             pending = None
-            for block in _blocks(stream, block_size):
+            for block in _ahead(_blocks(stream, block_size), reader if columns.file_size is None else None):
                 if not plain_block(block):
                     return None
                 future = parser.submit(pv.read_csv, pa.BufferReader(block), *options, memory_pool=pool)

@@ -134,11 +134,14 @@ def test_unusual_files_go_to_the_validating_reader(tmp_path, case):
     assert _trec_fast.read_fast(path, _trec_fast.RUN_COLUMNS) is None
 
 
-def test_a_problem_in_a_late_block_names_its_line(tmp_path):
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_a_problem_in_a_late_block_names_its_line(tmp_path, compressed):
+    """Also for gzip, whose blocks are decompressed one ahead on another thread while the current one is checked."""
     lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i}.5 bm25" for i in range(5000)]
     lines[4321] = "q43 Q0 d4321 22 high bm25"
     path = tmp_path / "run.txt"
-    path.write_text("\n".join(lines) + "\n")
+    text = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(gzip.compress(text) if compressed else text)
     small_blocks = lambda path, names: _trec_fast.read_fast(path, names, block_size=1000)  # noqa: E731
     assert small_blocks(path, _trec_fast.RUN_COLUMNS) is None
     with mock.patch.object(rankviz.io, "read_fast", small_blocks), pytest.raises(rankviz.TrecFormatError) as caught:
