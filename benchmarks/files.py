@@ -337,7 +337,8 @@ dictionary-encoded). The parsed columns are checked too (no empty field, finite 
 anything unusual hands the whole file to the validating reader, which gives the same frame or names the line. As
 each block is accepted, its rank and score are copied into NumPy arrays reserved from the first block's rows per
 byte (they grow in place if the guess was short) and its tags become codes; the ids stay in the parser's buffers.
-So no column of the file exists twice, and every 4 blocks what parsing freed is returned to the system.
+So no column of the file exists twice, and every 4 blocks what parsing freed is returned to the system. A
+compressed run's next block is decompressed on a thread of its own while the current one is checked and parsed.
 
 Memory, measured in one process with `/proc/self/status` during the work (7M lines, MiB): `import rankviz` ~120;
 the frame ~315 (query and doc ids 93 + 99 as Arrow large strings, which pandas' `str` dtype requires; rank and score
@@ -352,7 +353,8 @@ temporaries returned to the system after the step that frees them (glibc keeps f
 process, Arrow's default pool keeps its pages).
 
 Speed: in rankviz's CPU time about 0.5 s is `import` (pandas and pyarrow), ~1.2 s reading (pyarrow's parse on two
-threads beside the main thread's checks), ~0.6 s `evaluate`, the rest the interpreter's start and exit; trec_eval
+threads beside the main thread's checks), ~0.5 s `evaluate` (its largest step, the query ids' dictionary encoding,
+runs in two halves on two threads: `rankviz/_codes.py`), the rest the interpreter's start and exit; trec_eval
 spends its time in the C program's own parsing and sorting, on one core. The wall-time ratio moves with the load of
 the shared machine (per repetition above); the CPU-time ratio is the steadier figure. The profile above is the main
 thread's: `acquire` is the wait for the parser; `_blocks` and `read` read the file, `translate` and `_two_spaces`
