@@ -64,10 +64,10 @@ def parts_from_fields(name: str, query_ids: list, doc_ids: list, rank, score, ta
 
 
 def parts_from_table(name: str, table: pa.Table | None, system: str | None) -> RunParts | None:
-    """The parts of a run from the fast reader's table (``query_id``, ``doc_id``, ``rank``, ``score``, ``tag``).
+    """The parts of a run from a parquet file's table (``query_id``, ``doc_id``, ``rank``, ``score``, ``tag``).
 
-    None for None. Pass the table straight from the call that made it (``parts_from_table(name, read_fast(...),
-    system)``): the columns copied out to NumPy are then freed as soon as they are copied.
+    None for None. Pass the table straight from the call that made it: the columns copied out to NumPy are then
+    freed as soon as they are copied. (The fast TREC reader's columns go through :func:`parts_from_parsed`.)
     """
     if table is None:
         return None
