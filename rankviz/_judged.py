@@ -64,7 +64,6 @@ from ._options import EvalOptions
 __all__ = ["Judged", "judge", "condensed"]
 
 
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class Judged:
     """A run joined with its judgements (see the module docstring).
@@ -389,7 +388,8 @@ def _judge_arrays(run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, dup
 
 
 def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
-    """:func:`_lookup_grades` through a dictionary of the judged doc ids (no hashing shortcuts)."""
+    """The judged rows and their grades (as :func:`rankviz._row_keys.matched_grades`) through a dictionary of the
+    judged doc ids, with no hashing shortcuts."""
     doc_codes, doc_values = encode(pa.array(qj.doc_ids.tolist(), pa.string()))
     n_docs = len(doc_values)
     judged_q = q_index.get_indexer(qj.query_ids)

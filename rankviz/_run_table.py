@@ -22,7 +22,7 @@ from ._errors import ColumnError, TrecFormatError
 from ._frame import MAX_EXACT
 from ._memory import release_memory
 
-__all__ = ["RunParts", "RUN_FRAME_COLUMNS", "parts_from_parsed", "parts_from_table", "parts_from_fields", "run_frame", "string_series",
+__all__ = ["RunParts", "RUN_FRAME_COLUMNS", "TagCodes", "parts_from_parsed", "parts_from_table", "parts_from_fields", "run_frame", "string_series",
            "is_parquet", "read_parquet_run", "write_parquet_run"]
 
 #: the columns of a run read from a file, in order (also those of a run parquet file)
@@ -57,6 +57,35 @@ def _tag_codes(tags, system: str | None, n: int) -> tuple[np.ndarray, list[str]]
     return codes.astype(np.int32), [str(v) for v in values]
 
 
+class TagCodes:
+    """The run tag of every row as codes into ``values``, gathered chunk by chunk from dictionary-encoded tag columns
+    (the fast reader's blocks, a parquet file's row groups); no array is made while there is one tag."""
+
+    def __init__(self):
+        self.values: dict[str, int] = {}
+        self.blocks: list[tuple[int, np.ndarray | int]] = []  # (rows, codes or the one code of every row)
+
+    def append(self, column: pa.ChunkedArray) -> None:
+        for chunk in column.chunks:
+            lookup = np.asarray([self.values.setdefault(str(v), len(self.values)) for v in chunk.dictionary.to_pylist()],
+                                dtype=np.int32)
+            if len(lookup) == 1:
+                self.blocks.append((len(chunk), int(lookup[0])))
+            else:
+                self.blocks.append((len(chunk), lookup[chunk.indices.to_numpy(zero_copy_only=False)]))
+
+    def result(self) -> tuple[np.ndarray, list[str]]:
+        n = sum(rows for rows, _ in self.blocks)
+        if len(self.values) <= 1:
+            return np.zeros(n, dtype=np.int8), list(self.values)
+        codes = np.empty(n, dtype=np.int8 if len(self.values) < 2**7 else np.int32)
+        start = 0
+        for rows, block in self.blocks:
+            codes[start : start + rows] = block
+            start += rows
+        return codes, list(self.values)
+
+
 def parts_from_fields(name: str, query_ids: list, doc_ids: list, rank, score, tags: list, system: str | None) -> RunParts:
     """The parts of a run from the validating reader's fields (lists of strings) and numbers."""
     codes, values = _tag_codes(tags, system, len(score))
@@ -79,7 +108,9 @@ def parts_from_table(name: str, table: pa.Table | None, system: str | None) -> R
     if system is not None:
         codes, values = np.zeros(table.num_rows, dtype=np.int8), [system]
     else:
-        codes, values = _dictionary_codes(table.column("tag"))
+        tags = TagCodes()
+        tags.append(table.column("tag"))
+        codes, values = tags.result()
     return RunParts(name, _large_strings(table.column("query_id")), _large_strings(table.column("doc_id")),
                     numbers["rank"].astype(np.int64, copy=False), numbers["score"].astype(np.float64, copy=False), codes, values)
 
@@ -97,20 +128,6 @@ def _numpy(column: pa.ChunkedArray) -> np.ndarray:
     """One NumPy array of a chunked numeric column (NumPy's memory, not Arrow's pool)."""
     chunks = [chunk.to_numpy() for chunk in column.chunks]
     return np.concatenate(chunks) if len(chunks) != 1 else chunks[0].copy()
-
-
-def _dictionary_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
-    """Codes into one list of values for a chunked dictionary column whose chunks have their own dictionaries
-    (int8 zeros, written by no loop, when the column holds one value: a run's one tag)."""
-    dictionaries = [chunk.dictionary.to_pylist() for chunk in column.chunks]
-    if all(len(d) == 1 and d == dictionaries[0] for d in dictionaries):
-        return np.zeros(len(column), dtype=np.int8), [str(dictionaries[0][0])]
-    values: dict[str, int] = {}
-    codes = []
-    for chunk, dictionary in zip(column.chunks, dictionaries):
-        lookup = np.asarray([values.setdefault(str(v), len(values)) for v in dictionary], dtype=np.int32)
-        codes.append(lookup[chunk.indices.to_numpy(zero_copy_only=False)])
-    return (np.concatenate(codes) if codes else np.zeros(0, np.int32)), list(values)
 
 
 def string_series(values: pa.ChunkedArray) -> pd.Series:

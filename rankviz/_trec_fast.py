@@ -52,6 +52,7 @@ import pyarrow.csv as pv
 
 from ._frame import MAX_EXACT
 from ._memory import POOL, release_memory
+from ._run_table import TagCodes
 from ._trec_text import FOREIGN
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "Parsed", "read_fast"]
@@ -192,16 +193,16 @@ def _options(names: tuple[str, ...]):
     )
 
 
-def _same_as_validating(table: pa.Table, pool: pa.MemoryPool) -> bool:
+def _same_as_validating(table: pa.Table) -> bool:
     """Whether the parsed columns are what the validating reader gives: no empty field (a space too many, which
     pyarrow reads as an empty field where trec_eval skips it), finite scores, integers within 2**53."""
     for name in table.column_names:
         column = table.column(name)
         if pa.types.is_dictionary(column.type):
-            if any(pc.min(pc.binary_length(chunk.dictionary, memory_pool=pool)).as_py() == 0 for chunk in column.chunks):
+            if any(pc.min(pc.binary_length(chunk.dictionary, memory_pool=POOL)).as_py() == 0 for chunk in column.chunks):
                 return False
         elif pa.types.is_large_string(column.type):
-            if len(column) and pc.min(pc.binary_length(column, memory_pool=pool)).as_py() == 0:
+            if len(column) and pc.min(pc.binary_length(column, memory_pool=POOL)).as_py() == 0:
                 return False
         elif name == "score":
             if not np.isfinite(column.to_numpy()).all():
@@ -241,34 +242,6 @@ class _Growing:
         return self.values
 
 
-class _Tags:
-    """The run tag of every row as codes into ``values``, gathered block by block (no array while there is one tag)."""
-
-    def __init__(self):
-        self.values: dict[str, int] = {}
-        self.blocks: list[tuple[int, np.ndarray | int]] = []  # (rows, codes or the one code of every row)
-
-    def append(self, column: pa.ChunkedArray) -> None:
-        for chunk in column.chunks:
-            lookup = np.asarray([self.values.setdefault(str(v), len(self.values)) for v in chunk.dictionary.to_pylist()],
-                                dtype=np.int32)
-            if len(lookup) == 1:
-                self.blocks.append((len(chunk), int(lookup[0])))
-            else:
-                self.blocks.append((len(chunk), lookup[chunk.indices.to_numpy(zero_copy_only=False)]))
-
-    def result(self) -> tuple[np.ndarray, list[str]]:
-        n = sum(rows for rows, _ in self.blocks)
-        if len(self.values) <= 1:
-            return np.zeros(n, dtype=np.int8), list(self.values)
-        codes = np.empty(n, dtype=np.int8 if len(self.values) < 2**7 else np.int32)
-        start = 0
-        for rows, block in self.blocks:
-            codes[start : start + rows] = block
-            start += rows
-        return codes, list(self.values)
-
-
 @dataclasses.dataclass(frozen=True)
 class Parsed:
     """A file's columns from :func:`read_fast`: ids as Arrow strings (the parser's buffers, as they are), numbers as
@@ -290,7 +263,7 @@ class _Columns:
         self.strings: dict[str, list] = {n: [] for n in keep if pa.types.is_large_string(_TYPES[n])}
         self.numbers = {n: _Growing(_TYPES[n].to_pandas_dtype()) for n in keep if pa.types.is_integer(_TYPES[n])
                         or pa.types.is_floating(_TYPES[n])}
-        self.tags = _Tags() if "tag" in keep else None
+        self.tags = TagCodes() if "tag" in keep else None
         self.blocks = 0
 
     def append(self, table: pa.Table, n_bytes: int) -> None:
@@ -316,13 +289,13 @@ class _Columns:
         return Parsed(strings, numbers, codes, tags)
 
 
-def _parsed(pending, columns: _Columns, pool: pa.MemoryPool) -> bool:
+def _parsed(pending, columns: _Columns) -> bool:
     """Whether the block's columns are what the validating reader gives; if so they join ``columns``.
 
     ``pending`` is the parse's future and the block's size in bytes."""
     future, n_bytes = pending
     table = future.result()
-    if not _same_as_validating(table, pool):
+    if not _same_as_validating(table):
         return False
     columns.append(table, n_bytes)
     del table
@@ -343,9 +316,6 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
     file's blocks are decompressed one further ahead, on a thread of their own.
     """
     options = _options(names)
-    # The C library's allocator, not Arrow's default pool: what parsing a block no longer needs goes back to the
-    # system after each block (release_memory) instead of staying reserved in the process.
-    pool = POOL
     try:
         stream = _open(path)
         if stream is None:
@@ -356,11 +326,12 @@ def read_fast(path, names: tuple[str, ...], *, block_size: int = BLOCK) -> Parse
             for block in _ahead(_blocks(stream, block_size), reader if columns.file_size is None else None):
                 if not plain_block(block):
                     return None
-                future = parser.submit(pv.read_csv, pa.BufferReader(block), *options, memory_pool=pool)
-                if pending is not None and not _parsed(pending, columns, pool):
+                # POOL, the C library's allocator, not Arrow's default pool: what parsing freed can go back to the system
+                future = parser.submit(pv.read_csv, pa.BufferReader(block), *options, memory_pool=POOL)
+                if pending is not None and not _parsed(pending, columns):
                     return None
                 pending = future, len(block)
-            if pending is not None and not _parsed(pending, columns, pool):
+            if pending is not None and not _parsed(pending, columns):
                 return None
     except (OSError, EOFError, ValueError, TypeError, zlib.error, lzma.LZMAError, pa.ArrowException):
         return None
