@@ -239,6 +239,7 @@ def test_a_worker_killed_mid_computation_gives_the_same_numbers(client):
     run, qrels = _generated(600, 500, seed=2)
     ddf = dd.from_pandas(run, npartitions=12, sort=False)
     expected = rankviz.evaluate(run, FEW, qrels, per_query=True)
+    client.wait_for_workers(2, timeout=60)  # a worker restarted by an earlier test is back
     before = set(client.scheduler_info()["workers"])
     killed = threading.Event()
 
@@ -263,6 +264,36 @@ def test_a_worker_killed_mid_computation_gives_the_same_numbers(client):
     _same(table, expected)
     client.wait_for_workers(2, timeout=60)
     assert set(client.scheduler_info()["workers"]) != before  # the nanny started a new worker
+
+
+@pytest.mark.slow
+def test_the_only_worker_killed_mid_computation_gives_the_same_numbers():
+    """Every worker lost at once: nothing the computation needs may live only on a worker (scattered data would)."""
+    run, qrels = _generated(300, 400, seed=5)
+    ddf = dd.from_pandas(run, npartitions=8, sort=False)
+    expected = rankviz.evaluate(run, FEW, qrels, per_query=True)
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB", dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster, set_as_default=False) as alone, alone.as_current():
+        killed = threading.Event()
+
+        def kill_it():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(alone.processing().values()):
+                time.sleep(0.02)
+            killed.set()
+            try:
+                alone.run(os._exit, 1)
+            except Exception:  # noqa: BLE001 - the connection to the dead worker breaks, as intended
+                pass
+
+        thread = threading.Thread(target=kill_it, daemon=True)
+        thread.start()
+        table = ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True)
+        thread.join()
+    assert killed.is_set()
+    _same(table, expected)
 
 
 def test_cli_eval_dask_matches_pandas(client, tmp_path):

@@ -30,7 +30,7 @@ from .._columns import find_column
 from .._errors import InputError, UnmatchedIdsWarning
 from .._frame import resolve_qrels
 from .._pipeline import SINGLE_SYSTEM, kept_cells, read_judgements
-from ._compute import compute, current_client
+from ._compute import compute
 from ._partitions import cells_table, evaluate_partition, first_seen
 
 __all__ = ["per_query_table"]
@@ -67,13 +67,16 @@ def _plan(run, qrels, options) -> _Plan:
 
 
 def _broadcast(value):
-    """``value`` as one task input: scattered to every worker with a distributed client, else embedded once."""
+    """``value`` as one task input, embedded once in the graph.
+
+    Not ``client.scatter``: scattered data lives only on the workers that hold it, so a worker
+    lost mid-computation (killed, preempted, out of memory) takes it with it and the whole
+    computation fails with "cancelled"; a value in the graph is sent again to whichever worker
+    needs it.
+    """
     import dask
 
-    client = current_client()
-    if client is None:
-        return dask.delayed(value, pure=True)
-    return client.scatter([value], broadcast=True, hash=False)[0]
+    return dask.delayed(value, pure=True)
 
 
 def _tasks(run, plan: _Plan, measures, options, caller: str, shuffle: bool):
