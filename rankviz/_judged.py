@@ -57,7 +57,7 @@ from ._codes import encode
 from ._frame import QrelsArrays, RunArrays, run_arrays
 from ._hashing import contiguous_units
 from ._memory import LARGE, blocked_bincount, blocked_take, release_memory
-from ._ranks import rank_hits, take_docs
+from ._ranks import filled_numpy, rank_hits, take_docs
 from ._row_keys import judged_keys, matched_grades, scan_rows
 from ._options import EvalOptions
 
@@ -398,7 +398,7 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
     judged_key, judged_grade = judged_key[order], qj.grades[order].astype(np.float64)
 
     value_set = pa.array(doc_values.tolist(), type=docs.type)
-    found = _filled(pc.index_in(docs, value_set=value_set), -1)
+    found = filled_numpy(pc.index_in(docs, value_set=value_set), -1, np.int64)
     if src is not None:
         found = found[src]
     rows = np.flatnonzero(found >= 0)
@@ -406,13 +406,6 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
     pos = np.minimum(np.searchsorted(judged_key, keys), max(len(judged_key) - 1, 0))
     match = judged_key[pos] == keys
     return rows[match], judged_grade[pos[match]]
-
-
-def _filled(arr, fill: int) -> np.ndarray:
-    """An Arrow integer (chunked) array as int64 NumPy, nulls replaced by ``fill``."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    return arr.fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
 def _qrels_groups(qj: QrelsArrays, q_index: pd.Index, n_q: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,12 +13,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["rank_hits", "take_docs"]
+__all__ = ["filled_numpy", "rank_hits", "take_docs"]
 
 _CHUNK = 1 << 18  # rows per pass of the rank search: its temporaries stay in cache
 # The fixed-width rank search is used while its table has at most this many slots (8 MB), or 8 per distinct hit score.
 _MAX_BLOCK_SLOTS = 1 << 20
 _BLOCK_SLOTS_PER_SCORE = 8
+
+
+def filled_numpy(arr, fill, dtype) -> np.ndarray:
+    """An Arrow (chunked) array as NumPy of ``dtype``, nulls replaced by ``fill``."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr.fill_null(fill).to_numpy(zero_copy_only=False).astype(dtype, copy=False)
 
 
 def take_docs(docs, src, idx) -> pa.Array:

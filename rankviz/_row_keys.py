@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from ._frame import QrelsArrays
 from ._hashing import piece_bounds, repeated_candidates, string_hashes, units_fit
 from ._memory import LARGE, release_memory
-from ._ranks import take_docs
+from ._ranks import filled_numpy, take_docs
 
 __all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
 
@@ -102,10 +102,7 @@ def matched_grades(rows: np.ndarray, keys: np.ndarray, jk: JudgedKeys, docs, src
     if not len(rows):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     run_ids = take_docs(docs, src, rows)
-    same = pc.equal(run_ids, jk.docs.take(pa.array(judged)).cast(run_ids.type))
-    if isinstance(same, pa.ChunkedArray):
-        same = same.combine_chunks() if same.num_chunks != 1 else same.chunk(0)
-    same = same.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+    same = filled_numpy(pc.equal(run_ids, jk.docs.take(pa.array(judged)).cast(run_ids.type)), False, bool)
     return rows[same], grades[judged[same]].astype(np.float64)
 
 
