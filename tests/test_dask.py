@@ -30,11 +30,16 @@ ALL_TREC = [m.name for m in parse_measures(expand_trec_names(["all_trec"])[0])]
 FEW = ["RR@10", "nDCG@10", "AP", "R@100", "P@5", "Rprec", "Success@10", "bpref"]
 
 
+def _local_cluster(workers: int) -> distributed.LocalCluster:
+    return distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB",
+        dashboard_address=":0",
+    )
+
+
 @pytest.fixture(scope="session")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB", dashboard_address=":0"
-    )
+    cluster = _local_cluster(2)
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -234,6 +239,29 @@ def test_read_run_gzip_plain_and_parquet_round_trip(client, tmp_path):
 # ----------------------------------------------------------------------------- a worker dies
 
 
+def _evaluate_killing(client, ddf, qrels, victims) -> tuple[pd.DataFrame, bool]:
+    """``ddf`` evaluated on ``client`` while ``victims(client)`` (worker addresses) are killed once tasks run."""
+    killed = threading.Event()
+
+    def kill():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(client.processing().values()):
+                killed.set()
+                try:  # the workers die before they can answer
+                    client.run(os._exit, 1, workers=victims(client))
+                except Exception:  # noqa: BLE001 - the connection to a dead worker breaks, as intended
+                    pass
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    table = ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True)
+    thread.join()
+    return table, killed.is_set()
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_computation_gives_the_same_numbers(client):
     run, qrels = _generated(600, 500, seed=2)
@@ -241,26 +269,8 @@ def test_a_worker_killed_mid_computation_gives_the_same_numbers(client):
     expected = rankviz.evaluate(run, FEW, qrels, per_query=True)
     client.wait_for_workers(2, timeout=60)  # a worker restarted by an earlier test is back
     before = set(client.scheduler_info()["workers"])
-    killed = threading.Event()
-
-    def kill_one():
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed.is_set():
-            if any(client.processing().values()):
-                victim = sorted(client.scheduler_info()["workers"])[0]
-                killed.set()
-                try:  # the worker dies before it can answer
-                    client.run(os._exit, 1, workers=[victim])
-                except Exception:  # noqa: BLE001 - the connection to the dead worker breaks, as intended
-                    pass
-                return
-            time.sleep(0.05)
-
-    thread = threading.Thread(target=kill_one, daemon=True)
-    thread.start()
-    table = ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True)
-    thread.join()
-    assert killed.is_set()
+    table, killed = _evaluate_killing(client, ddf, qrels, lambda c: sorted(c.scheduler_info()["workers"])[:1])
+    assert killed
     _same(table, expected)
     client.wait_for_workers(2, timeout=60)
     assert set(client.scheduler_info()["workers"]) != before  # the nanny started a new worker
@@ -272,27 +282,9 @@ def test_the_only_worker_killed_mid_computation_gives_the_same_numbers():
     run, qrels = _generated(300, 400, seed=5)
     ddf = dd.from_pandas(run, npartitions=8, sort=False)
     expected = rankviz.evaluate(run, FEW, qrels, per_query=True)
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB", dashboard_address=":0"
-    )
-    with cluster, distributed.Client(cluster, set_as_default=False) as alone, alone.as_current():
-        killed = threading.Event()
-
-        def kill_it():
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not any(alone.processing().values()):
-                time.sleep(0.02)
-            killed.set()
-            try:
-                alone.run(os._exit, 1)
-            except Exception:  # noqa: BLE001 - the connection to the dead worker breaks, as intended
-                pass
-
-        thread = threading.Thread(target=kill_it, daemon=True)
-        thread.start()
-        table = ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True)
-        thread.join()
-    assert killed.is_set()
+    with _local_cluster(1) as cluster, distributed.Client(cluster, set_as_default=False) as alone, alone.as_current():
+        table, killed = _evaluate_killing(alone, ddf, qrels, lambda c: None)  # None: every worker
+    assert killed
     _same(table, expected)
 
 
