@@ -295,10 +295,11 @@ NOTES = """\
 How rankviz gets there (`rankviz/_judged.py`, `rankviz/_row_keys.py`, `rankviz/_hashing.py`): no sort of the run and
 no dictionary of all doc ids. Each row's (cell, doc id) pair is hashed straight from the Arrow string buffers (8-byte
 windows + length, MurmurHash3's finaliser), piece by piece (in TREC order, pieces of 500k rows that never cut a
-query, each filtered for the join and the duplicate check at once, so the hashes of all rows never exist). The qrels join keeps the rows whose hash passes two packed bit tables of
-the judged pairs' hashes, matches them on the full hash and confirms them on the real strings. Duplicate pairs are
-found by counting hash buckets in cache-sized chunks of whole queries (TREC order) or of a blockwise radix partition
-(any order), and only the few candidates are grouped by their real doc ids. Ranks come from a branchless binary
+query, each filtered for the join and the duplicate check at once, so the hashes of all rows never exist). The qrels
+join keeps the rows whose hash passes two packed bit tables of the judged pairs' hashes, matches them on the full
+hash and confirms them on the real strings. Duplicate pairs are found by counting hash buckets in cache-sized chunks
+of whole queries (TREC order) or of a blockwise radix partition (any order), and only the few candidates are grouped
+by their real doc ids. Ranks come from a branchless binary
 search of each row among its query's distinct relevant scores, skipping rows below the deepest relevant one.
 Judgements stay sparse (judged rows only); per-row codes are int32. Before this (commit e68162b, same data, measured
 in one process during the work): 4.1 s in TREC order and 6.3 s shuffled, 80% of it in the duplicate check, which
