@@ -101,7 +101,14 @@ def cmd_time(args) -> dict:
     warm_s = time.perf_counter() - t
     gc.collect()
 
-    out = {"tool": args.tool, "import_s": import_s, "load_s": load_s, "warm_s": warm_s, "frames_mb": frames_mb, "runs": {}}
+    out = {
+        "tool": args.tool,
+        "import_s": import_s,
+        "load_s": load_s,
+        "warm_s": warm_s,
+        "frames_mb": frames_mb,
+        "runs": {},
+    }
     for name in runs:
         out["runs"][name] = {"times": []}
     means = {}
@@ -168,7 +175,9 @@ def cmd_systems(args) -> dict:
 
     frame, qrels = _load(args.run[0]), _load(args.qrels)
     systems = list(dict.fromkeys(frame["system"].tolist()))
-    separate = {s: part.drop(columns="system").reset_index(drop=True) for s, part in frame.groupby("system", sort=False)}
+    separate = {
+        s: part.drop(columns="system").reset_index(drop=True) for s, part in frame.groupby("system", sort=False)
+    }
     rankviz.evaluate(_load(args.warm_run), tools.MEASURES, _load(args.warm_qrels))
     combined_t, separate_t = [], []
     for rep in range(args.reps):
@@ -224,7 +233,9 @@ def cmd_stages(args) -> dict:
     import collections
 
     import rankviz
-    from rankviz import _frame, _judged, kernels
+    from rankviz._core import input_shapes as _frame
+    from rankviz._core import judged as _judged
+    from rankviz.measures import dispatch as kernels
 
     runs = {Path(p).stem: _load(p) for p in args.run}
     qrels = _load(args.qrels)
@@ -244,7 +255,9 @@ def cmd_stages(args) -> dict:
 
     timed(_judged, "run_arrays", "columns to arrays (_frame.run_arrays)")
     timed(_frame, "encode", "  of which: dictionary-encode query (and system) ids (_codes.encode)")
-    timed(_judged, "scan_rows", "hash doc ids with their cell, keep join and duplicate candidates (_row_keys.scan_rows)")
+    timed(
+        _judged, "scan_rows", "hash doc ids with their cell, keep join and duplicate candidates (_row_keys.scan_rows)"
+    )
     timed(_judged, "matched_grades", "qrels join: confirm the candidates (_row_keys.matched_grades)")
     timed(_judged, "_duplicate_rows", "duplicate check: confirm the candidates (_duplicate_rows)")
     timed(_judged, "rank_hits", "ranks of the judged rows (_ranks.rank_hits)")
@@ -275,13 +288,27 @@ def cmd_profile(args) -> dict:
     from line_profiler import LineProfiler
 
     import rankviz
-    from rankviz import _frame, _hashing, _judged, _ranks, _row_keys, evaluation
+    from rankviz import evaluation
+    from rankviz._core import hashing as _hashing
+    from rankviz._core import hit_ranks as _ranks
+    from rankviz._core import input_shapes as _frame
+    from rankviz._core import judged as _judged
+    from rankviz._core import row_hashes as _row_keys
 
     run, qrels = _load(args.run[0]), _load(args.qrels)
     rankviz.evaluate(run, tools.MEASURES, qrels)
     profiler = LineProfiler()
-    functions = [evaluation.evaluate, _judged.judge, _judged._judge_arrays, _frame._long_shape, _ranks.rank_hits,
-                 _judged._duplicate_rows, _row_keys.scan_rows, _row_keys.matched_grades, _hashing.repeated_candidates]
+    functions = [
+        evaluation.evaluate,
+        _judged.judge,
+        _judged._judge_arrays,
+        _frame._long_shape,
+        _ranks.rank_hits,
+        _judged._duplicate_rows,
+        _row_keys.scan_rows,
+        _row_keys.matched_grades,
+        _hashing.repeated_candidates,
+    ]
     for f in functions:
         profiler.add_function(f)
     t = time.perf_counter()
@@ -294,8 +321,15 @@ def cmd_profile(args) -> dict:
         for lineno, hits, ns in timings:
             seconds = ns * stats.unit
             if seconds >= 0.004:
-                lines.append({"function": name, "file": Path(filename).name, "line": lineno, "seconds": seconds,
-                              "code": source[lineno - 1].strip()})
+                lines.append(
+                    {
+                        "function": name,
+                        "file": Path(filename).name,
+                        "line": lineno,
+                        "seconds": seconds,
+                        "code": source[lineno - 1].strip(),
+                    }
+                )
     return {"total_s": total, "lines": lines}
 
 
@@ -310,8 +344,14 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=10_000)
     args = parser.parse_args()
-    commands = {"time": cmd_time, "agree": cmd_agree, "systems": cmd_systems, "bootstrap": cmd_bootstrap, "profile": cmd_profile,
-                "stages": cmd_stages}
+    commands = {
+        "time": cmd_time,
+        "agree": cmd_agree,
+        "systems": cmd_systems,
+        "bootstrap": cmd_bootstrap,
+        "profile": cmd_profile,
+        "stages": cmd_stages,
+    }
     result = commands[args.command](args)
     print(json.dumps(result))
 

@@ -32,8 +32,10 @@ def rankviz_means(run_path: str, qrels_path: str) -> dict:
     t3 = time.perf_counter()
     means = rankviz.evaluate(run, MEASURES, qrels)
     t4 = time.perf_counter()
-    return {"means": {m: float(means[m].iloc[0]) for m in MEASURES},
-            "steps": {"import": t1 - t0, "read_run": t2 - t1, "read_qrels": t3 - t2, "evaluate": t4 - t3}}
+    return {
+        "means": {m: float(means[m].iloc[0]) for m in MEASURES},
+        "steps": {"import": t1 - t0, "read_run": t2 - t1, "read_qrels": t3 - t2, "evaluate": t4 - t3},
+    }
 
 
 def pytrec_eval_means(run_path: str, qrels_path: str) -> dict:
@@ -75,8 +77,12 @@ def rankviz_read(kind: str, paths: list[str]) -> dict:
     t1 = time.perf_counter()
     frame = rankviz.read_runs(paths) if kind == "read_runs" else rankviz.read_run(paths[0])
     t2 = time.perf_counter()
-    return {"rows": len(frame), "systems": int(frame["system"].nunique()), "frame_mb": float(frame.memory_usage(deep=True).sum()) / 2**20,
-            "steps": {"import": t1 - t0, kind: t2 - t1}}
+    return {
+        "rows": len(frame),
+        "systems": int(frame["system"].nunique()),
+        "frame_mb": float(frame.memory_usage(deep=True).sum()) / 2**20,
+        "steps": {"import": t1 - t0, kind: t2 - t1},
+    }
 
 
 def main() -> None:

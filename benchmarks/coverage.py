@@ -202,7 +202,12 @@ def _normal_expectation(f, mu: float, points=()) -> float:
     inner = [p for p in points if lo < p < hi]
     value, _ = quad(
         lambda x: f(x) * math.exp(-0.5 * ((x - mu) / SPREAD) ** 2) / (SPREAD * math.sqrt(2 * math.pi)),
-        lo, hi, points=inner or None, limit=400, epsabs=1e-12, epsrel=1e-12,
+        lo,
+        hi,
+        points=inner or None,
+        limit=400,
+        epsabs=1e-12,
+        epsrel=1e-12,
     )
     return float(value)
 
@@ -223,6 +228,7 @@ class Shape:
 
     def mean(self, mu: float) -> float:
         if self.name == "RR-like":
+
             def rr(x):
                 p, q = float(_expit(x)), float(_expit(-x))
                 return sum(p * q ** (k - 1) / k for k in range(1, CUTOFF + 1))
@@ -284,9 +290,17 @@ def calibrate_pair(shape: Shape, target: float, delta: float, draws: int, rng) -
     mc = total / draws
     mc_se = math.sqrt(max(total_sq / draws - mc * mc, 0.0) / draws)
     return {
-        "shape": shape.name, "target": target, "delta": delta, "chance_equal": chance, "copy": copy,
-        "expected_identical": copy + (1 - copy) * chance, "mc_identical": identical / draws,
-        "truth": truth, "truth_mc": mc, "truth_mc_se": mc_se, "draws": draws,
+        "shape": shape.name,
+        "target": target,
+        "delta": delta,
+        "chance_equal": chance,
+        "copy": copy,
+        "expected_identical": copy + (1 - copy) * chance,
+        "mc_identical": identical / draws,
+        "truth": truth,
+        "truth_mc": mc,
+        "truth_mc_se": mc_se,
+        "draws": draws,
     }
 
 
@@ -322,8 +336,13 @@ def paired_table(base: dict[str, np.ndarray], other: dict[str, np.ndarray]) -> p
     """Baseline "A" holding every replicate's queries, each replicate a system with its own query ids."""
     size, n = next(iter(base.values())).shape
     systems, queries = _ids(size, n)
-    a = pd.DataFrame({"system": pd.array(["A"] * (size * n), dtype="str"), "query_id": queries,
-                      **{k: v.ravel() for k, v in base.items()}})
+    a = pd.DataFrame(
+        {
+            "system": pd.array(["A"] * (size * n), dtype="str"),
+            "query_id": queries,
+            **{k: v.ravel() for k, v in base.items()},
+        }
+    )
     b = pd.DataFrame({"system": systems, "query_id": queries, **{k: v.ravel() for k, v in other.items()}})
     return pd.concat([a, b], ignore_index=True)
 
@@ -359,38 +378,73 @@ def self_check(seed: int) -> str:
     fields = ["n_queries", "difference", "ci_low", "ci_high", "t_ci_low", "t_ci_high", "p_value", "ties"]
     checked = 0
     for method, test in (("bca", "randomization"), ("bootstrap-t", "t"), ("percentile", "wilcoxon"), ("t", "t")):
-        batched = quiet(rankviz.stats.compare, table, baseline="A", measures=list(base), test=test, correction=None,
-                        n_resamples=400, method=method, rng=7).table
+        batched = quiet(
+            rankviz.stats.compare,
+            table,
+            baseline="A",
+            measures=list(base),
+            test=test,
+            correction=None,
+            n_resamples=400,
+            method=method,
+            rng=7,
+        ).table
         for i in range(size):
             name = f"e{i}"
             ids = set(table.loc[table["system"] == name, "query_id"])
             for measure in base:
                 alone = table[table["query_id"].isin(ids)][["system", "query_id", measure]]
-                single = quiet(rankviz.stats.compare, alone, baseline="A", measures=measure, test=test, correction=None,
-                               n_resamples=400, method=method, rng=7).table.iloc[0]
+                single = quiet(
+                    rankviz.stats.compare,
+                    alone,
+                    baseline="A",
+                    measures=measure,
+                    test=test,
+                    correction=None,
+                    n_resamples=400,
+                    method=method,
+                    rng=7,
+                ).table.iloc[0]
                 row = batched[(batched["system"] == name) & (batched["measure"] == measure)].iloc[0]
                 for f in fields:
                     if not np.isclose(float(row[f]), float(single[f]), rtol=1e-12, atol=1e-14, equal_nan=True):
-                        raise AssertionError(f"compare batching changes {f} of {name}/{measure} ({method}, {test}): "
-                                             f"{row[f]!r} batched vs {single[f]!r} alone")
+                        raise AssertionError(
+                            f"compare batching changes {f} of {name}/{measure} ({method}, {test}): "
+                            f"{row[f]!r} batched vs {single[f]!r} alone"
+                        )
                 if int(row["n_queries"]) != n:
                     raise AssertionError(f"compare paired {name} on {row['n_queries']} queries, expected {n}")
                 checked += 1
-        if method == "t" and not (np.allclose(batched["ci_low"], batched["t_ci_low"]) and np.allclose(batched["ci_high"], batched["t_ci_high"])):
+        if method == "t" and not (
+            np.allclose(batched["ci_low"], batched["t_ci_low"])
+            and np.allclose(batched["ci_high"], batched["t_ci_high"])
+        ):
             raise AssertionError("compare(method='t') interval differs from its t_ci columns")
     columns = {f"RR:{shape.name}": base[shape.name] for shape in SHAPES}
     one = one_sample_table(columns)
     for method in ("bca", "percentile", "bootstrap-t"):
-        batched = {(r.system, r.measure): r for r in quiet(rankviz.stats.bootstrap, one, list(columns), method=method, n_resamples=400, rng=11)}
+        batched = {
+            (r.system, r.measure): r
+            for r in quiet(rankviz.stats.bootstrap, one, list(columns), method=method, n_resamples=400, rng=11)
+        }
         for i in range(size):
             sub = one[one["system"] == f"e{i}"]
             for measure in columns:
-                r = quiet(rankviz.stats.bootstrap, sub[["system", "query_id", measure]], measure, method=method, n_resamples=400, rng=11)[f"e{i}", measure]
+                r = quiet(
+                    rankviz.stats.bootstrap,
+                    sub[["system", "query_id", measure]],
+                    measure,
+                    method=method,
+                    n_resamples=400,
+                    rng=11,
+                )[f"e{i}", measure]
                 b = batched[(f"e{i}", measure)]
                 got = [*b.confidence_interval, *b.nonzero_interval, *b.zero_share_interval]
                 want = [*r.confidence_interval, *r.nonzero_interval, *r.zero_share_interval]
                 if not np.allclose(got, want, rtol=1e-12, atol=1e-14, equal_nan=True):
-                    raise AssertionError(f"bootstrap batching changes the intervals of e{i}/{measure} ({method}): {got} vs {want}")
+                    raise AssertionError(
+                        f"bootstrap batching changes the intervals of e{i}/{measure} ({method}): {got} vs {want}"
+                    )
                 checked += 1
     return f"self-check: {checked} batched results equal their one-replicate calls (compare and bootstrap)"
 
@@ -399,7 +453,7 @@ def self_check(seed: int) -> str:
 
 
 def run_legacy(dist: Discrete, n: int, R: int, args, rng) -> dict:
-    hits = {m: 0 for m in LEGACY_METHODS}
+    hits = dict.fromkeys(LEGACY_METHODS, 0)
     defined_nonzero = all_zero = 0
     nonzero = np.zeros(R, dtype=np.int64)
     covered = {"bca": np.zeros(R, dtype=bool), "percentile": np.zeros(R, dtype=bool)}
@@ -407,11 +461,13 @@ def run_legacy(dist: Discrete, n: int, R: int, args, rng) -> dict:
         size = min(args.batch, R - start)
         samples = dist.sample(rng, (size, n))
         all_zero += int((samples == 0).all(axis=1).sum())
-        nonzero[start:start + size] = (samples > 0).sum(axis=1)
+        nonzero[start : start + size] = (samples > 0).sum(axis=1)
         table = one_sample_table({"RR@10": samples})
         seed = int(rng.integers(2**63))
         for method in ("bca", "percentile"):
-            for res in quiet(rankviz.stats.bootstrap, table, "RR@10", n_resamples=args.resamples, method=method, rng=seed):
+            for res in quiet(
+                rankviz.stats.bootstrap, table, "RR@10", n_resamples=args.resamples, method=method, rng=seed
+            ):
                 i = start + int(res.system[1:])
                 low, high = res.confidence_interval
                 covered[method][i] = low <= dist.mean <= high
@@ -426,7 +482,11 @@ def run_legacy(dist: Discrete, n: int, R: int, args, rng) -> dict:
     out["all_zero_samples"] = all_zero / R
     out["nonzero_interval_defined"] = defined_nonzero / R
     out["R"] = R
-    samples_out = {"n": n, "nonzero": nonzero.tolist(), "covered": {m: covered[m].astype(int).tolist() for m in covered}}
+    samples_out = {
+        "n": n,
+        "nonzero": nonzero.tolist(),
+        "covered": {m: covered[m].astype(int).tolist() for m in covered},
+    }
     return out, samples_out
 
 
@@ -446,8 +506,17 @@ def run_paired(cells: dict, n: int, R: int, args, rng) -> tuple[dict, dict]:
         seed = int(rng.integers(2**63))
         sl = slice(start, start + size)
         for method in PAIRED_METHODS:
-            res = quiet(rankviz.stats.compare, table, baseline="A", measures=keys, test="t", correction=None,
-                        n_resamples=args.resamples, method=method, rng=seed).table
+            res = quiet(
+                rankviz.stats.compare,
+                table,
+                baseline="A",
+                measures=keys,
+                test="t",
+                correction=None,
+                n_resamples=args.resamples,
+                method=method,
+                rng=seed,
+            ).table
             for k in keys:
                 truth = cells[k]["truth"]
                 low, high = by_replicate(res, k, size, "ci_low"), by_replicate(res, k, size, "ci_high")
@@ -462,12 +531,20 @@ def run_paired(cells: dict, n: int, R: int, args, rng) -> tuple[dict, dict]:
     out, samples = {}, {}
     for k in keys:
         out[k] = {
-            "R": R, "n": n, "truth": cells[k]["truth"], "identical_share": float(ties[k].mean() / n),
+            "R": R,
+            "n": n,
+            "truth": cells[k]["truth"],
+            "identical_share": float(ties[k].mean() / n),
             "coverage": {m: float(covered[k][m].mean()) for m in PAIRED_METHODS},
             "mean_width": {m: float(np.nanmean(width[k][m])) for m in PAIRED_METHODS},
             "t_test_power": float(reject_t[k].mean()),
         }
-        samples[k] = {"n": n, "truth": cells[k]["truth"], "ties": ties[k].tolist(), "covered": {m: covered[k][m].astype(int).tolist() for m in PAIRED_METHODS}}
+        samples[k] = {
+            "n": n,
+            "truth": cells[k]["truth"],
+            "ties": ties[k].tolist(),
+            "covered": {m: covered[k][m].astype(int).tolist() for m in PAIRED_METHODS},
+        }
     return out, samples
 
 
@@ -486,15 +563,27 @@ def run_paired_t(cells: dict, n: int, R: int, args, rng) -> dict:
         base, other = {}, {}
         for k, cell in cells.items():
             base[k], other[k] = draw_pairs(cell["shape_obj"], size, n, DELTA, cell["copy"], rng)
-        res = quiet(rankviz.stats.compare, paired_table(base, other), baseline="A", measures=keys, test="t",
-                    correction=None, n_resamples=40, method="t", rng=int(rng.integers(2**63))).table
+        res = quiet(
+            rankviz.stats.compare,
+            paired_table(base, other),
+            baseline="A",
+            measures=keys,
+            test="t",
+            correction=None,
+            n_resamples=40,
+            method="t",
+            rng=int(rng.integers(2**63)),
+        ).table
         sl = slice(start, start + size)
         for k in keys:
             truth = cells[k]["truth"]
             low, high = by_replicate(res, k, size, "ci_low"), by_replicate(res, k, size, "ci_high")
             covered[k][sl] = (low <= truth) & (truth <= high)
             ties[k][sl] = by_replicate(res, k, size, "ties")
-    return {k: {"R": R, "n": n, "coverage": float(covered[k].mean()), "identical_share": float(ties[k].mean() / n)} for k in keys}
+    return {
+        k: {"R": R, "n": n, "coverage": float(covered[k].mean()), "identical_share": float(ties[k].mean() / n)}
+        for k in keys
+    }
 
 
 def exact_test_ceiling(nonzero: np.ndarray, alpha: float = ALPHA) -> float:
@@ -531,17 +620,30 @@ def run_type1(cells: dict, n: int, R: int, args, rng) -> dict:
         for test in TESTS:
             # The interval is not used here: the t and Wilcoxon calls ask for the fewest resamples allowed.
             resamples = args.flips if test == "randomization" else 40
-            res = quiet(rankviz.stats.compare, table, baseline="A", measures=keys, test=test, correction=None,
-                        n_resamples=resamples, method="t", rng=seed).table
+            res = quiet(
+                rankviz.stats.compare,
+                table,
+                baseline="A",
+                measures=keys,
+                test=test,
+                correction=None,
+                n_resamples=resamples,
+                method="t",
+                rng=seed,
+            ).table
             for k in keys:
                 p = by_replicate(res, k, size, "p_value")
                 reject[k][test][sl] = p < ALPHA  # NaN (t-test on constant differences) does not reject
                 if test == "t":
                     ties[k][sl] = by_replicate(res, k, size, "ties")
     return {
-        k: {"R": R, "n": n, "identical_share": float(ties[k].mean() / n),
+        k: {
+            "R": R,
+            "n": n,
+            "identical_share": float(ties[k].mean() / n),
             "rejection": {t: float(reject[k][t].mean()) for t in TESTS},
-            "exact_ceiling": exact_test_ceiling(n - ties[k])}
+            "exact_ceiling": exact_test_ceiling(n - ties[k]),
+        }
         for k in keys
     }
 
@@ -567,8 +669,17 @@ def run_holm(copy: float, n: int, R: int, args, rng) -> dict:
         ties["RR-like"] += int((rr[1:] == rr[0]).sum())
         ties["nDCG-like"] += int((nd[1:] == nd[0]).sum())
         table = pd.DataFrame({"system": sys_col, "query_id": query_col, "RR-like": rr.ravel(), "nDCG-like": nd.ravel()})
-        res = quiet(rankviz.stats.compare, table, baseline="A", measures=["RR-like", "nDCG-like"], test="randomization",
-                    correction="holm", n_resamples=args.flips, method="t", rng=int(rng.integers(2**63))).table
+        res = quiet(
+            rankviz.stats.compare,
+            table,
+            baseline="A",
+            measures=["RR-like", "nDCG-like"],
+            test="randomization",
+            correction="holm",
+            n_resamples=args.flips,
+            method="t",
+            rng=int(rng.integers(2**63)),
+        ).table
         if len(res) != 8:
             raise RuntimeError(f"compare returned {len(res)} comparisons, expected 8")
         any_corrected += bool((res["p_corrected"] < ALPHA).any())
@@ -576,7 +687,11 @@ def run_holm(copy: float, n: int, R: int, args, rng) -> dict:
         any_raw += bool(raw.any())
         raw_rejections += int(raw.sum())
     return {
-        "R": R, "n": n, "copy": copy, "fwer_holm": any_corrected / R, "fwer_uncorrected": any_raw / R,
+        "R": R,
+        "n": n,
+        "copy": copy,
+        "fwer_holm": any_corrected / R,
+        "fwer_uncorrected": any_raw / R,
         "per_comparison": raw_rejections / (8 * R),
         "identical_share": {m: v / (4 * n * R) for m, v in ties.items()},
     }
@@ -598,11 +713,13 @@ def run_single(cells: dict, n: int, R: int, args, rng) -> tuple[dict, dict]:
             shape = cell["shape_obj"]
             z = rng.standard_normal((size, n))
             values[column[k]] = shape.draw(SZ * z + cell["mu"] + SE * rng.standard_normal((size, n)), rng)
-            nonzero[k][start:start + size] = (values[column[k]] > 0).sum(axis=1)
+            nonzero[k][start : start + size] = (values[column[k]] > 0).sum(axis=1)
         table = one_sample_table(values)
         seed = int(rng.integers(2**63))
         for method in ("bca", "percentile", "bootstrap-t"):
-            res = quiet(rankviz.stats.bootstrap, table, list(values), n_resamples=args.resamples, method=method, rng=seed)
+            res = quiet(
+                rankviz.stats.bootstrap, table, list(values), n_resamples=args.resamples, method=method, rng=seed
+            )
             for r in res:
                 k = of_column[r.measure]
                 i = start + int(r.system[1:])
@@ -611,7 +728,9 @@ def run_single(cells: dict, n: int, R: int, args, rng) -> tuple[dict, dict]:
                 covered[k][method][i] = low <= truth <= high
                 if method == "bca":
                     if r.zero_share_interval is None or r.nonzero_interval is None:
-                        raise RuntimeError(f"bootstrap no longer reports zero_share_interval/nonzero_interval for {r.measure!r}")
+                        raise RuntimeError(
+                            f"bootstrap no longer reports zero_share_interval/nonzero_interval for {r.measure!r}"
+                        )
                     zl, zh = r.zero_share_interval
                     nl, nh = r.nonzero_interval
                     # mean = (1 - zero share) x non-zero mean; undefined non-zero interval (all zeros) -> not covered
@@ -619,12 +738,21 @@ def run_single(cells: dict, n: int, R: int, args, rng) -> tuple[dict, dict]:
     out, samples = {}, {}
     for k in keys:
         out[k] = {
-            "R": R, "n": n, "truth": cells[k]["truth"], "zero_share": cells[k]["zero_share"],
-            "mean_nonzero": float(nonzero[k].mean()), "all_zero": float((nonzero[k] == 0).mean()),
+            "R": R,
+            "n": n,
+            "truth": cells[k]["truth"],
+            "zero_share": cells[k]["zero_share"],
+            "mean_nonzero": float(nonzero[k].mean()),
+            "all_zero": float((nonzero[k] == 0).mean()),
             "coverage": {m: float(covered[k][m].mean()) for m in SINGLE_METHODS},
         }
-        samples[k] = {"n": n, "truth": cells[k]["truth"], "zero_share": cells[k]["zero_share"], "nonzero": nonzero[k].tolist(),
-                      "covered": {m: covered[k][m].astype(int).tolist() for m in SINGLE_METHODS}}
+        samples[k] = {
+            "n": n,
+            "truth": cells[k]["truth"],
+            "zero_share": cells[k]["zero_share"],
+            "nonzero": nonzero[k].tolist(),
+            "covered": {m: covered[k][m].astype(int).tolist() for m in SINGLE_METHODS},
+        }
     return out, samples
 
 
@@ -657,8 +785,16 @@ def wilson_exact(n: int, p: float) -> float:
 
 def _version() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "rankviz"], cwd=HERE.parent, capture_output=True, text=True, check=True).stdout
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "rankviz"],
+            cwd=HERE.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         changed = [line[3:] for line in dirty.splitlines() if line.strip()]
         return f"commit {head}" + (f" with uncommitted changes in {', '.join(changed)}" if changed else "")
     except (OSError, subprocess.CalledProcessError):
@@ -675,8 +811,14 @@ def render_legacy(res: dict) -> list[str]:
     )
     lines += [""]
     for name, dist in SCENARIOS.items():
-        lines.append(f"- {name}: mean {dist.mean:.4f}, share of zeros {dist.zero_share:.2f}, MRR over RR > 0 {dist.nonzero_mean:.4f}.")
-    lines += ["", "| scenario | method | " + " | ".join(f"n = {n}" for n in LEGACY_SIZES) + " |", "|---|---|" + "---|" * len(LEGACY_SIZES)]
+        lines.append(
+            f"- {name}: mean {dist.mean:.4f}, share of zeros {dist.zero_share:.2f}, MRR over RR > 0 {dist.nonzero_mean:.4f}."
+        )
+    lines += [
+        "",
+        "| scenario | method | " + " | ".join(f"n = {n}" for n in LEGACY_SIZES) + " |",
+        "|---|---|" + "---|" * len(LEGACY_SIZES),
+    ]
     for name, dist in SCENARIOS.items():
         for method in LEGACY_METHODS:
             cells = [cov_cell(res[name][str(n)][method], res[name][str(n)]["R"]) for n in LEGACY_SIZES]
@@ -707,8 +849,11 @@ def render_model(model: dict, draws: int) -> list[str]:
         f"draws its own with latent effect mu + {DELTA} (mu under the null). True values by numerical integration; "
         f"the Monte Carlo check runs the generator itself ({draws:,} draws per cell)."
     )
-    lines += ["", "| cell | copy share | chance-identical own draws | identical pairs (expected) | true mean difference | Monte Carlo check | null copy share |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| cell | copy share | chance-identical own draws | identical pairs (expected) | true mean difference | Monte Carlo check | null copy share |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, cell in model["paired"].items():
         null = model["null"][key]
         lines.append(
@@ -721,8 +866,8 @@ def render_model(model: dict, draws: int) -> list[str]:
 def render_paired(res: dict, R: int, resamples: int) -> list[str]:
     lines = ["### Paired mean difference: coverage of `compare(..., method=M)`", ""]
     lines.append(
-        f"{R:,} replicates per cell, {resamples:,} bootstrap resamples; `test=\"t\"`, `correction=None`. All four methods "
-        "see the same samples and (for the bootstrap ones) the same resamples. \"identical\" is the realised share of "
+        f'{R:,} replicates per cell, {resamples:,} bootstrap resamples; `test="t"`, `correction=None`. All four methods '
+        'see the same samples and (for the bootstrap ones) the same resamples. "identical" is the realised share of '
         "queries with equal scores (compare's `ties`)."
     )
     big = next(iter(next(iter(res.values())).values())).get("t_large")
@@ -733,18 +878,28 @@ def render_paired(res: dict, R: int, resamples: int) -> list[str]:
             "it by. The other columns compare the four methods on the same 2,000 samples."
         )
     big_head = f" t, {big['R']:,} replicates |" if big else ""
-    lines += ["", f"| shape | tie level | n | identical | true diff |{big_head} t | bootstrap-t | bca | percentile |",
-              "|---|---|---|---|---|" + ("---|" if big else "") + "---|---|---|---|"]
+    lines += [
+        "",
+        f"| shape | tie level | n | identical | true diff |{big_head} t | bootstrap-t | bca | percentile |",
+        "|---|---|---|---|---|" + ("---|" if big else "") + "---|---|---|---|",
+    ]
     for key, per_n in res.items():
         shape, tie = key.split(" ", 1)
         for n in SIZES:
             c = per_n[str(n)]
             extra = f" {cov_cell(c['t_large']['coverage'], c['t_large']['R'])} |" if big else ""
-            lines.append(f"| {shape} | {tie.replace(' ties', '')} | {n} | {c['identical_share']:.3f} | {c['truth']:.4f} |{extra} "
-                         + " | ".join(cov_cell(c["coverage"][m], c["R"]) for m in PAIRED_METHODS) + " |")
-    lines += ["", "Summary over the cells above (width relative to the t-interval's width in the same cell, averaged over cells):", "",
-              "| method | worst cell | mean coverage | mean at n = 25 / 50 / 100 | cells < 0.93 | cells **short** | mean width / t width |",
-              "|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {shape} | {tie.replace(' ties', '')} | {n} | {c['identical_share']:.3f} | {c['truth']:.4f} |{extra} "
+                + " | ".join(cov_cell(c["coverage"][m], c["R"]) for m in PAIRED_METHODS)
+                + " |"
+            )
+    lines += [
+        "",
+        "Summary over the cells above (width relative to the t-interval's width in the same cell, averaged over cells):",
+        "",
+        "| method | worst cell | mean coverage | mean at n = 25 / 50 / 100 | cells < 0.93 | cells **short** | mean width / t width |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for m in PAIRED_METHODS:
         cells = [(key, n, per_n[str(n)]) for key, per_n in res.items() for n in SIZES]
         covs = [c["coverage"][m] for _, _, c in cells]
@@ -752,8 +907,10 @@ def render_paired(res: dict, R: int, resamples: int) -> list[str]:
         short = sum(c["coverage"][m] < LEVEL - 2 * se_of(c["coverage"][m], c["R"]) - 0.005 for _, _, c in cells)
         by_n = " / ".join(f"{np.mean([c['coverage'][m] for _, n2, c in cells if n2 == n]):.3f}" for n in SIZES)
         ratio = np.mean([c["mean_width"][m] / c["mean_width"]["t"] for _, _, c in cells])
-        lines.append(f"| {m} | {covs[worst]:.3f} ({cells[worst][0]}, n = {cells[worst][1]}) | {np.mean(covs):.3f} | {by_n} | "
-                     f"{sum(v < UNDER for v in covs)} | {short} | {ratio:.3f} |")
+        lines.append(
+            f"| {m} | {covs[worst]:.3f} ({cells[worst][0]}, n = {cells[worst][1]}) | {np.mean(covs):.3f} | {by_n} | "
+            f"{sum(v < UNDER for v in covs)} | {short} | {ratio:.3f} |"
+        )
     if big:
         cells = [(key, n, per_n[str(n)]["t_large"]) for key, per_n in res.items() for n in SIZES]
         covs = [c["coverage"] for _, _, c in cells]
@@ -762,68 +919,101 @@ def render_paired(res: dict, R: int, resamples: int) -> list[str]:
         by_n = " / ".join(f"{np.mean([c['coverage'] for _, n2, c in cells if n2 == n]):.3f}" for n in SIZES)
         short = sum(c["coverage"] < LEVEL - 2 * se_of(c["coverage"], c["R"]) - 0.005 for _, _, c in cells)
         inside = sum(0.94 <= v <= 0.96 for v in covs)
-        lines.append(f"| t, {big['R']:,} replicates | {covs[worst]:.3f} ({cells[worst][0]}, n = {cells[worst][1]}) | "
-                     f"{np.mean(covs):.3f} | {by_n} | {sum(v < UNDER for v in covs)} | {short} | – |")
-        lines += ["", f"The reported interval (t, {big['R']:,} replicates) is within 0.94-0.96 in {inside} of {len(covs)} "
-                      f"cells; lowest {covs[worst]:.4f} ({cells[worst][0]}, n = {cells[worst][1]}), highest {covs[best]:.4f} "
-                      f"({cells[best][0]}, n = {cells[best][1]})."]
-    lines += ["", "Power of the paired t-test (p < 0.05) in the same cells: " + "; ".join(
-        f"{key}: " + " / ".join(f"{per_n[str(n)]['t_test_power']:.2f}" for n in SIZES) for key, per_n in res.items()
-    ) + " (n = 25 / 50 / 100)."]
+        lines.append(
+            f"| t, {big['R']:,} replicates | {covs[worst]:.3f} ({cells[worst][0]}, n = {cells[worst][1]}) | "
+            f"{np.mean(covs):.3f} | {by_n} | {sum(v < UNDER for v in covs)} | {short} | – |"
+        )
+        lines += [
+            "",
+            f"The reported interval (t, {big['R']:,} replicates) is within 0.94-0.96 in {inside} of {len(covs)} "
+            f"cells; lowest {covs[worst]:.4f} ({cells[worst][0]}, n = {cells[worst][1]}), highest {covs[best]:.4f} "
+            f"({cells[best][0]}, n = {cells[best][1]}).",
+        ]
+    lines += [
+        "",
+        "Power of the paired t-test (p < 0.05) in the same cells: "
+        + "; ".join(
+            f"{key}: " + " / ".join(f"{per_n[str(n)]['t_test_power']:.2f}" for n in SIZES) for key, per_n in res.items()
+        )
+        + " (n = 25 / 50 / 100).",
+    ]
     return lines
 
 
 def render_type1(res: dict, R: int, flips: int) -> list[str]:
     lines = ["### Type I error of the paired tests (null true, alpha = 0.05)", ""]
-    lines.append(f"{R:,} replicates per cell; randomization with {flips:,} sign flips; `correction=None`. **high** marks a "
-                 "rate more than two standard errors (and half a point) above 0.05. **ceiling**: the largest type I error "
-                 "any exact two-sided sign-flip test can have on these samples (given k non-zero differences, at most "
-                 "floor(0.05 x 2^(k-1)) of the 2^(k-1) mirror-image sign patterns can be rejected: none at k <= 5), "
-                 "averaged over the replicates. Where it is below 0.05 an exact test is conservative by necessity.")
-    lines += ["", "| shape | tie level | n | identical | ceiling | randomization | t | wilcoxon |", "|---|---|---|---|---|---|---|---|"]
+    lines.append(
+        f"{R:,} replicates per cell; randomization with {flips:,} sign flips; `correction=None`. **high** marks a "
+        "rate more than two standard errors (and half a point) above 0.05. **ceiling**: the largest type I error "
+        "any exact two-sided sign-flip test can have on these samples (given k non-zero differences, at most "
+        "floor(0.05 x 2^(k-1)) of the 2^(k-1) mirror-image sign patterns can be rejected: none at k <= 5), "
+        "averaged over the replicates. Where it is below 0.05 an exact test is conservative by necessity."
+    )
+    lines += [
+        "",
+        "| shape | tie level | n | identical | ceiling | randomization | t | wilcoxon |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for key, per_n in res.items():
         shape, tie = key.split(" ", 1)
         for n in SIZES:
             c = per_n[str(n)]
             ceiling = f"{c['exact_ceiling']:.3f}" if "exact_ceiling" in c else "–"
-            lines.append(f"| {shape} | {tie.replace(' ties', '')} | {n} | {c['identical_share']:.3f} | {ceiling} | "
-                         + " | ".join(rate_cell(c["rejection"][t], c["R"]) for t in TESTS) + " |")
+            lines.append(
+                f"| {shape} | {tie.replace(' ties', '')} | {n} | {c['identical_share']:.3f} | {ceiling} | "
+                + " | ".join(rate_cell(c["rejection"][t], c["R"]) for t in TESTS)
+                + " |"
+            )
     return lines
 
 
 def render_holm(res: dict, R: int, flips: int) -> list[str]:
     lines = ["### Holm's family-wise error (4 systems x 2 measures vs a baseline, all nulls true)", ""]
     lines.append(
-        f"{R:,} replicates per cell, one `compare(test=\"randomization\", correction=\"holm\", n_resamples={flips})` call "
+        f'{R:,} replicates per cell, one `compare(test="randomization", correction="holm", n_resamples={flips})` call '
         "each (8 comparisons). Each system copies the baseline's ranking (both measures) on a share of the queries "
         "and otherwise draws its own from the baseline's distribution; RR-like and nDCG-like read the same latent "
         "score. FWER = share of replicates with any corrected p < 0.05; uncorrected for reference."
     )
-    lines += ["", "| copy share (RR tie level) | n | identical RR / nDCG | FWER Holm | any uncorrected p < 0.05 | per-comparison rate |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| copy share (RR tie level) | n | identical RR / nDCG | FWER Holm | any uncorrected p < 0.05 | per-comparison rate |",
+        "|---|---|---|---|---|---|",
+    ]
     for key, per_n in res.items():
         for n in SIZES:
             c = per_n[str(n)]
             ident = c["identical_share"]
-            lines.append(f"| {c['copy']:.3f} ({key}) | {n} | {ident['RR-like']:.2f} / {ident['nDCG-like']:.2f} | "
-                         f"{rate_cell(c['fwer_holm'], c['R'])} | {c['fwer_uncorrected']:.3f} | {c['per_comparison']:.4f} |")
+            lines.append(
+                f"| {c['copy']:.3f} ({key}) | {n} | {ident['RR-like']:.2f} / {ident['nDCG-like']:.2f} | "
+                f"{rate_cell(c['fwer_holm'], c['R'])} | {c['fwer_uncorrected']:.3f} | {c['per_comparison']:.4f} |"
+            )
     return lines
 
 
 def render_single(res: dict, R: int) -> list[str]:
-    lines = ["### One system, zero-heavy samples: coverage of `bootstrap(..., method=M)` and of a two-part interval", ""]
+    lines = [
+        "### One system, zero-heavy samples: coverage of `bootstrap(..., method=M)` and of a two-part interval",
+        "",
+    ]
     lines.append(
         f"{R:,} replicates per cell. two-part = [(1 - Wilson upper of the zero share) x non-zero lower, (1 - Wilson "
         "lower) x non-zero upper], from the BCa call's `zero_share_interval` and `nonzero_interval`; all-zero samples "
         "(non-zero interval undefined) count as not covered by it."
     )
-    lines += ["", "| cell | n | true mean | mean non-zero queries | all-zero samples | bca | percentile | bootstrap-t | two-part |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| cell | n | true mean | mean non-zero queries | all-zero samples | bca | percentile | bootstrap-t | two-part |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for key, per_n in res.items():
         for n in SIZES:
             c = per_n[str(n)]
-            lines.append(f"| {key} | {n} | {c['truth']:.4f} | {c['mean_nonzero']:.1f} | {c['all_zero']:.3f} | "
-                         + " | ".join(cov_cell(c["coverage"][m], c["R"]) for m in SINGLE_METHODS) + " |")
+            lines.append(
+                f"| {key} | {n} | {c['truth']:.4f} | {c['mean_nonzero']:.1f} | {c['all_zero']:.3f} | "
+                + " | ".join(cov_cell(c["coverage"][m], c["R"]) for m in SINGLE_METHODS)
+                + " |"
+            )
     return lines
 
 
@@ -832,13 +1022,28 @@ def rule_cells(single_samples: dict, legacy_samples: dict | None) -> list[dict]:
     cells = []
     for key, per_n in single_samples.items():
         for n, s in per_n.items():
-            cells.append({"name": key, "n": int(n), "nonzero": np.array(s["nonzero"]), "zero_share": s["zero_share"],
-                          "covered": {m: np.array(v, dtype=bool) for m, v in s["covered"].items()}, "legacy": False})
+            cells.append(
+                {
+                    "name": key,
+                    "n": int(n),
+                    "nonzero": np.array(s["nonzero"]),
+                    "zero_share": s["zero_share"],
+                    "covered": {m: np.array(v, dtype=bool) for m, v in s["covered"].items()},
+                    "legacy": False,
+                }
+            )
     for key, per_n in (legacy_samples or {}).items():
         for n, s in per_n.items():
-            cells.append({"name": f"legacy {key}", "n": int(n), "nonzero": np.array(s["nonzero"]),
-                          "zero_share": SCENARIOS[key].zero_share,
-                          "covered": {m: np.array(v, dtype=bool) for m, v in s["covered"].items()}, "legacy": True})
+            cells.append(
+                {
+                    "name": f"legacy {key}",
+                    "n": int(n),
+                    "nonzero": np.array(s["nonzero"]),
+                    "zero_share": SCENARIOS[key].zero_share,
+                    "covered": {m: np.array(v, dtype=bool) for m, v in s["covered"].items()},
+                    "legacy": True,
+                }
+            )
     return cells
 
 
@@ -865,8 +1070,15 @@ def rule_verdict(cells: list[dict], method: str) -> dict:
         low = min(under) if under else math.nan
         high = max(holds) if holds else math.nan
         works = (not under or low >= 0.9) and (not holds or high <= 0.1)
-        rows.append({"K": K, "min_under": low, "max_holds": high, "works": works,
-                     "margin": (low if under else 1.0) - (high if holds else 0.0)})
+        rows.append(
+            {
+                "K": K,
+                "min_under": low,
+                "max_holds": high,
+                "works": works,
+                "margin": (low if under else 1.0) - (high if holds else 0.0),
+            }
+        )
     n_under = sum(c["covered"][method].mean() < UNDER for c in cells)
     n_holds = sum(c["covered"][method].mean() >= HOLDS for c in cells)
     best = max(rows, key=lambda r: (r["works"], r["margin"]))
@@ -879,7 +1091,7 @@ def _fmt_share(x: float) -> str:
 
 def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]:
     cells = rule_cells(single_samples, legacy_samples)
-    lines = ["### Calibrating a \"fewer than K non-zero queries\" warning", ""]
+    lines = ['### Calibrating a "fewer than K non-zero queries" warning', ""]
     lines.append(
         f"A rule fires on a sample with fewer than K non-zero queries (all-zero samples included). Cells are classed by "
         f"the BCa coverage (the default): **under** < {UNDER}, **holds** >= {HOLDS}, in between unclassed. Each entry is "
@@ -887,41 +1099,66 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
         f"under-covering cell and on <= 10% of the samples of every holding cell. Per-replicate data: "
         "`benchmarks/_data/coverage_samples.json`."
     )
-    lines += ["", (f"**note**: rankviz's rule (`rankviz.stats`: fewer than {FEW_NONZERO} non-zero queries and at least "
-                   f"{ZERO_HEAVY:.0%} zeros), as simulated / exactly: the number of non-zero queries in a cell is "
-                   "Binomial(n, 1 - zero share), so the rule's firing probability is a binomial sum with no Monte Carlo "
-                   "error.")]
+    lines += [
+        "",
+        (
+            f"**note**: rankviz's rule (`rankviz.stats`: fewer than {FEW_NONZERO} non-zero queries and at least "
+            f"{ZERO_HEAVY:.0%} zeros), as simulated / exactly: the number of non-zero queries in a cell is "
+            "Binomial(n, 1 - zero share), so the rule's firing probability is a binomial sum with no Monte Carlo "
+            "error."
+        ),
+    ]
     header = "| cell | n | bca coverage | class | note | " + " | ".join(f"K={K}" for K in RULE_KS) + " |"
     lines += ["", header, "|---|---|---|---|---|" + "---|" * len(RULE_KS)]
     for c in cells:
         cov = float(c["covered"]["bca"].mean())
         cls = "**under**" if cov < UNDER else "holds" if cov >= HOLDS else "–"
         note = f"{note_fires(c['nonzero'], c['n']).mean():.3f} / {note_exact(c['n'], c['zero_share']):.3f}"
-        lines.append(f"| {c['name']} | {c['n']} | {cov:.3f} | {cls} | {note} | "
-                     + " | ".join(f"{(c['nonzero'] < K).mean():.2f}" for K in RULE_KS) + " |")
+        lines.append(
+            f"| {c['name']} | {c['n']} | {cov:.3f} | {cls} | {note} | "
+            + " | ".join(f"{(c['nonzero'] < K).mean():.2f}" for K in RULE_KS)
+            + " |"
+        )
     under = [c for c in cells if c["covered"]["bca"].mean() < UNDER]
     holds = [c for c in cells if c["covered"]["bca"].mean() >= HOLDS]
     low = min(note_exact(c["n"], c["zero_share"]) for c in under) if under else math.nan
     high = max(note_exact(c["n"], c["zero_share"]) for c in holds) if holds else math.nan
     worst_hold = max(holds, key=lambda c: note_exact(c["n"], c["zero_share"])) if holds else None
-    lines += ["", (f"rankviz's note over all {len(cells)} cells (single-system and legacy; classed by BCa coverage): it fires "
-                   f"with probability at least {low:.3f} in every under-covering cell ({len(under)}) and at most {high:.3f} in "
-                   f"every holding cell ({len(holds)}"
-                   + (f"; the highest is {worst_hold['name']} n = {worst_hold['n']}" if worst_hold else "") + "): "
-                   + ("**meets** the >= 0.90 / <= 0.10 calibration." if low >= 0.9 and high <= 0.1 else
-                      "**misses** the >= 0.90 / <= 0.10 calibration."))]
+    lines += [
+        "",
+        (
+            f"rankviz's note over all {len(cells)} cells (single-system and legacy; classed by BCa coverage): it fires "
+            f"with probability at least {low:.3f} in every under-covering cell ({len(under)}) and at most {high:.3f} in "
+            f"every holding cell ({len(holds)}"
+            + (f"; the highest is {worst_hold['name']} n = {worst_hold['n']}" if worst_hold else "")
+            + "): "
+            + (
+                "**meets** the >= 0.90 / <= 0.10 calibration."
+                if low >= 0.9 and high <= 0.1
+                else "**misses** the >= 0.90 / <= 0.10 calibration."
+            )
+        ),
+    ]
     single = [c for c in cells if not c["legacy"]]
     verdicts = {m: rule_verdict(single, m) for m in SINGLE_METHODS}
-    lines += ["", ("Verdict over the single-system cells, each method's cells classed by that method's coverage. Entry: "
-                   "lowest firing share over the under-covering cells / highest over the holding cells; **works** where "
-                   ">= 0.90 / <= 0.10."), "",
-              "| K | " + " | ".join(f"{m} ({v['n_under']} under, {v['n_holds']} hold)" for m, v in verdicts.items()) + " |",
-              "|---|" + "---|" * len(verdicts)]
+    lines += [
+        "",
+        (
+            "Verdict over the single-system cells, each method's cells classed by that method's coverage. Entry: "
+            "lowest firing share over the under-covering cells / highest over the holding cells; **works** where "
+            ">= 0.90 / <= 0.10."
+        ),
+        "",
+        "| K | " + " | ".join(f"{m} ({v['n_under']} under, {v['n_holds']} hold)" for m, v in verdicts.items()) + " |",
+        "|---|" + "---|" * len(verdicts),
+    ]
     for i, K in enumerate(RULE_KS):
         row = []
         for v in verdicts.values():
             r = v["rows"][i]
-            row.append(f"{_fmt_share(r['min_under'])} / {_fmt_share(r['max_holds'])}" + (" **works**" if r["works"] else ""))
+            row.append(
+                f"{_fmt_share(r['min_under'])} / {_fmt_share(r['max_holds'])}" + (" **works**" if r["works"] else "")
+            )
         lines.append(f"| {K} | " + " | ".join(row) + " |")
     lines.append("")
     for m, v in verdicts.items():
@@ -931,16 +1168,21 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
             K = good[0]
             cov = {id(c): float(c["covered"][m].mean()) for c in single}
             loose = [c for c in single if UNDER <= cov[id(c)] < HOLDS]
-            also = "; ".join(f"{c['name']} n = {c['n']} ({cov[id(c)]:.3f}): {(c['nonzero'] < K).mean():.2f}" for c in loose)
+            also = "; ".join(
+                f"{c['name']} n = {c['n']} ({cov[id(c)]:.3f}): {(c['nonzero'] < K).mean():.2f}" for c in loose
+            )
             lines.append(
                 f"- {m}: K = {', '.join(map(str, good))} works, judged on {v['n_under']} under-covering and "
-                f"{v['n_holds']} holding cells" + (f"; at K = {K} it also fires on the unclassed cells {also}" if loose else "")
+                f"{v['n_holds']} holding cells"
+                + (f"; at K = {K} it also fires on the unclassed cells {also}" if loose else "")
                 + "."
             )
         else:
-            lines.append(f"- {m}: no single K works; the best is K = {b['K']} (largest margin): it fires on at least "
-                         f"{_fmt_share(b['min_under'])} of the samples of every under-covering cell and on at most "
-                         f"{_fmt_share(b['max_holds'])} of those of every holding cell.")
+            lines.append(
+                f"- {m}: no single K works; the best is K = {b['K']} (largest margin): it fires on at least "
+                f"{_fmt_share(b['min_under'])} of the samples of every under-covering cell and on at most "
+                f"{_fmt_share(b['max_holds'])} of those of every holding cell."
+            )
     if any(c["legacy"] for c in cells):
         v = rule_verdict(cells, "bca")
         b = v["best"]
@@ -948,19 +1190,50 @@ def render_rules(single_samples: dict, legacy_samples: dict | None) -> list[str]
         lines.append(
             f"- bca over the single-system and legacy cells together ({v['n_under']} under, {v['n_holds']} hold; the "
             "legacy cells have fewer replicates, so one near 0.93 can be classed by chance): "
-            + (f"K = {', '.join(map(str, good))} works." if good else
-               f"no single K works; best K = {b['K']} ({_fmt_share(b['min_under'])} / {_fmt_share(b['max_holds'])}).")
+            + (
+                f"K = {', '.join(map(str, good))} works."
+                if good
+                else f"no single K works; best K = {b['K']} ({_fmt_share(b['min_under'])} / {_fmt_share(b['max_holds'])})."
+            )
         )
     # Coverage given the number of non-zero queries, pooled over the single-system cells.
-    edges = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 11), (12, 14), (15, 19),
-             (20, 29), (30, 49), (50, 10**9)]
-    lines += ["", ("BCa and two-part coverage given the number of non-zero queries k, pooled over the single-system cells "
-                   "(coverage (samples)):"), "", "| k | " + " | ".join(f"bca n = {n}" for n in SIZES) + " | bca all | two-part all |",
-              "|---|" + "---|" * (len(SIZES) + 2)]
-    lines += ["", ("Pooled over this benchmark's cells, so these shares depend on their mix. Within one cell a k far from "
-                   "the expected count goes with a zero share, hence a mean, far from the truth: coverage falls at both "
-                   "ends of each cell's range of k (at n = 100, k = 15-19 is the upper tail of the 90%-zero cells and k "
-                   "<= 29 or >= 50 the tails of the 60%-zero cell). Per-cell data are in the JSON.")]
+    edges = [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 11),
+        (12, 14),
+        (15, 19),
+        (20, 29),
+        (30, 49),
+        (50, 10**9),
+    ]
+    lines += [
+        "",
+        (
+            "BCa and two-part coverage given the number of non-zero queries k, pooled over the single-system cells "
+            "(coverage (samples)):"
+        ),
+        "",
+        "| k | " + " | ".join(f"bca n = {n}" for n in SIZES) + " | bca all | two-part all |",
+        "|---|" + "---|" * (len(SIZES) + 2),
+    ]
+    lines += [
+        "",
+        (
+            "Pooled over this benchmark's cells, so these shares depend on their mix. Within one cell a k far from "
+            "the expected count goes with a zero share, hence a mean, far from the truth: coverage falls at both "
+            "ends of each cell's range of k (at n = 100, k = 15-19 is the upper tail of the 90%-zero cells and k "
+            "<= 29 or >= 50 the tails of the 60%-zero cell). Per-cell data are in the JSON."
+        ),
+    ]
     for lo, hi in edges:
         label = str(lo) if lo == hi else (f"{lo}-{hi}" if hi < 10**9 else f">= {lo}")
         parts = []
@@ -1004,7 +1277,9 @@ def render(results: dict, samples: dict, args, elapsed: float, command: str, gen
 
 def write_results(section: str) -> None:
     path = HERE / "RESULTS.md"
-    header = "# rankviz benchmarks\n\nRegenerate with `make bench` (`benchmarks/run.py`) and `benchmarks/coverage.py`.\n"
+    header = (
+        "# rankviz benchmarks\n\nRegenerate with `make bench` (`benchmarks/run.py`) and `benchmarks/coverage.py`.\n"
+    )
     text = path.read_text() if path.exists() else header
     if START in text and END in text:
         before, rest = text.split(START, 1)
@@ -1022,36 +1297,55 @@ def build_model(args) -> dict:
     for shape in SHAPES:
         for target in TIE_TARGETS:
             key = cell_key(shape, target)
-            model["paired"][key] = calibrate_pair(shape, target, DELTA, args.truth_draws, cell_rng(args.seed, "truth", key))
+            model["paired"][key] = calibrate_pair(
+                shape, target, DELTA, args.truth_draws, cell_rng(args.seed, "truth", key)
+            )
             model["null"][key] = calibrate_pair(shape, target, 0.0, args.truth_draws, cell_rng(args.seed, "null", key))
     for shape, share in ((RR_LIKE, 0.6), (RR_LIKE, 0.9), (NDCG_LIKE, 0.9)):
         mu = shape.mu_for_zero_share(share)
         model["single"][f"{shape.name} {share:.0%} zeros"] = {
-            "shape": shape.name, "mu": mu, "zero_share": shape.zero_share(mu), "truth": shape.mean(mu)}
+            "shape": shape.name,
+            "mu": mu,
+            "zero_share": shape.zero_share(mu),
+            "truth": shape.mean(mu),
+        }
     return model
 
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="300 replicates per cell everywhere")
-    parser.add_argument("--replicates", type=int, default=None, help="replicates per cell: paired, type1, single (2000)")
+    parser.add_argument(
+        "--replicates", type=int, default=None, help="replicates per cell: paired, type1, single (2000)"
+    )
     parser.add_argument("--holm-replicates", type=int, default=None, help="replicates per Holm cell (1000)")
-    parser.add_argument("--legacy-replicates", type=int, default=None, help="replicates per one-sample scenario cell (1000)")
+    parser.add_argument(
+        "--legacy-replicates", type=int, default=None, help="replicates per one-sample scenario cell (1000)"
+    )
     parser.add_argument("--legacy-large-replicates", type=int, default=None, help="... at n = 1000 (300)")
-    parser.add_argument("--holm-ties", default="0.5", help="tie levels of the Holm part, from 0.3, 0.5, 0.7 (default 0.5)")
+    parser.add_argument(
+        "--holm-ties", default="0.5", help="tie levels of the Holm part, from 0.3, 0.5, 0.7 (default 0.5)"
+    )
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples per interval (2000)")
     parser.add_argument("--flips", type=int, default=1000, help="sign flips per randomization test (1000)")
     parser.add_argument("--truth-draws", type=int, default=2_000_000, help="Monte Carlo draws checking each true value")
     parser.add_argument("--batch", type=int, default=100, help="replicates per rankviz call")
-    parser.add_argument("--t-replicates", type=int, default=None,
-                        help="replicates per paired cell for the reported t-interval alone (20000; 0 skips)")
+    parser.add_argument(
+        "--t-replicates",
+        type=int,
+        default=None,
+        help="replicates per paired cell for the reported t-interval alone (20000; 0 skips)",
+    )
     parser.add_argument("--t-batch", type=int, default=500, help="replicates per rankviz call in that run")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {', '.join(PARTS)}")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--no-check", action="store_true", help="skip the batching self-check")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
-    parser.add_argument("--render-only", action="store_true",
-                        help="no simulation: rewrite RESULTS.md from the JSON of the last run (with --quick: of the last quick run)")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="no simulation: rewrite RESULTS.md from the JSON of the last run (with --quick: of the last quick run)",
+    )
     return parser
 
 
@@ -1104,9 +1398,14 @@ def main() -> None:
         print(f"[{(time.perf_counter() - started) / 60:5.1f} min] {text}", flush=True)
 
     results: dict = {"meta": {"version": _version(), "command": command, "seed": args.seed}}
-    samples: dict = {"meta": {"seed": args.seed, "command": command,
-                              "note": "per cell: n, per-replicate non-zero query counts (single, legacy) or identical "
-                                      "pairs (paired), and per-method covered flags (1/0), replicate i aligned"}}
+    samples: dict = {
+        "meta": {
+            "seed": args.seed,
+            "command": command,
+            "note": "per cell: n, per-replicate non-zero query counts (single, legacy) or identical "
+            "pairs (paired), and per-method covered flags (1/0), replicate i aligned",
+        }
+    }
     check = "self-check skipped (--no-check)"
     if not args.no_check:
         check = self_check(args.seed)
@@ -1116,10 +1415,14 @@ def main() -> None:
         results["model"] = build_model(args)
         for key, cell in results["model"]["paired"].items():
             null = results["model"]["null"][key]
-            progress(f"model {key:24s} copy {cell['copy']:.3f} (null {null['copy']:.3f})  identical {cell['mc_identical']:.3f}  "
-                     f"truth {cell['truth']:.5f}  MC {cell['truth_mc']:.5f} ± {cell['truth_mc_se']:.5f}")
+            progress(
+                f"model {key:24s} copy {cell['copy']:.3f} (null {null['copy']:.3f})  identical {cell['mc_identical']:.3f}  "
+                f"truth {cell['truth']:.5f}  MC {cell['truth_mc']:.5f} ± {cell['truth_mc_se']:.5f}"
+            )
         for key, cell in results["model"]["single"].items():
-            progress(f"model {key:24s} mu {cell['mu']:.3f}  zero share {cell['zero_share']:.3f}  mean {cell['truth']:.5f}")
+            progress(
+                f"model {key:24s} mu {cell['mu']:.3f}  zero share {cell['zero_share']:.3f}  mean {cell['truth']:.5f}"
+            )
     shapes = {s.name: s for s in SHAPES}
 
     def cells_of(kind: str) -> dict:
@@ -1136,8 +1439,10 @@ def main() -> None:
             for key in cells:
                 results["paired"][key][str(n)], samples["paired"][key][str(n)] = out[key], smp[key]
                 c = out[key]
-                progress(f"paired {key:24s} n={n:4d}  identical {c['identical_share']:.3f}  "
-                         + "  ".join(f"{m} {c['coverage'][m]:.3f}" for m in PAIRED_METHODS))
+                progress(
+                    f"paired {key:24s} n={n:4d}  identical {c['identical_share']:.3f}  "
+                    + "  ".join(f"{m} {c['coverage'][m]:.3f}" for m in PAIRED_METHODS)
+                )
             progress(f"paired n={n} done in {time.perf_counter() - t:.0f} s")
         if args.t_replicates:
             for n in SIZES:
@@ -1145,7 +1450,9 @@ def main() -> None:
                 out = run_paired_t(cells, n, args.t_replicates, args, cell_rng(args.seed, "paired-t", n))
                 for key in cells:
                     results["paired"][key][str(n)]["t_large"] = out[key]
-                    progress(f"paired-t {key:22s} n={n:4d}  coverage {out[key]['coverage']:.4f} (R = {args.t_replicates:,})")
+                    progress(
+                        f"paired-t {key:22s} n={n:4d}  coverage {out[key]['coverage']:.4f} (R = {args.t_replicates:,})"
+                    )
                 progress(f"paired-t n={n} done in {time.perf_counter() - t:.0f} s")
     if "type1" in parts:
         results["type1"] = {}
@@ -1157,8 +1464,10 @@ def main() -> None:
             out = run_type1(cells, n, args.replicates, args, cell_rng(args.seed, "type1", n))
             for key in cells:
                 results["type1"][key][str(n)] = c = out[key]
-                progress(f"type1  {key:24s} n={n:4d}  identical {c['identical_share']:.3f}  "
-                         + "  ".join(f"{x} {c['rejection'][x]:.3f}" for x in TESTS))
+                progress(
+                    f"type1  {key:24s} n={n:4d}  identical {c['identical_share']:.3f}  "
+                    + "  ".join(f"{x} {c['rejection'][x]:.3f}" for x in TESTS)
+                )
             progress(f"type1 n={n} done in {time.perf_counter() - t:.0f} s")
     if "holm" in parts:
         results["holm"] = {}
@@ -1168,9 +1477,13 @@ def main() -> None:
             results["holm"][key] = {}
             for n in SIZES:
                 t = time.perf_counter()
-                results["holm"][key][str(n)] = c = run_holm(copy, n, args.holm_replicates, args, cell_rng(args.seed, "holm", key, n))
-                progress(f"holm   {key:24s} n={n:4d}  FWER {c['fwer_holm']:.3f}  uncorrected {c['fwer_uncorrected']:.3f}  "
-                         f"per comparison {c['per_comparison']:.4f}  ({time.perf_counter() - t:.0f} s)")
+                results["holm"][key][str(n)] = c = run_holm(
+                    copy, n, args.holm_replicates, args, cell_rng(args.seed, "holm", key, n)
+                )
+                progress(
+                    f"holm   {key:24s} n={n:4d}  FWER {c['fwer_holm']:.3f}  uncorrected {c['fwer_uncorrected']:.3f}  "
+                    f"per comparison {c['per_comparison']:.4f}  ({time.perf_counter() - t:.0f} s)"
+                )
     if "single" in parts:
         results["single"], samples["single"] = {}, {}
         cells = cells_of("single")
@@ -1182,8 +1495,10 @@ def main() -> None:
             for key in cells:
                 results["single"][key][str(n)], samples["single"][key][str(n)] = out[key], smp[key]
                 c = out[key]
-                progress(f"single {key:24s} n={n:4d}  non-zero {c['mean_nonzero']:5.1f}  "
-                         + "  ".join(f"{m} {c['coverage'][m]:.3f}" for m in SINGLE_METHODS))
+                progress(
+                    f"single {key:24s} n={n:4d}  non-zero {c['mean_nonzero']:5.1f}  "
+                    + "  ".join(f"{m} {c['coverage'][m]:.3f}" for m in SINGLE_METHODS)
+                )
             progress(f"single n={n} done in {time.perf_counter() - t:.0f} s")
     if "legacy" in parts:
         results["legacy"], samples["legacy"] = {}, {}
@@ -1194,9 +1509,11 @@ def main() -> None:
                 R = args.legacy_large_replicates if n >= 1000 else args.legacy_replicates
                 out, smp = run_legacy(dist, n, R, args, cell_rng(args.seed, "legacy", name, n))
                 results["legacy"][name][str(n)], samples["legacy"][name][str(n)] = out, smp
-                progress(f"legacy {name:24s} n={n:4d}  bca {out['bca']:.3f}  pct {out['percentile']:.3f}  "
-                         f"wilson {out['wilson zero share']:.3f}  nonzero {out['MRR over RR > 0 (BCa)']:.3f}  "
-                         f"({time.perf_counter() - t:.0f} s)")
+                progress(
+                    f"legacy {name:24s} n={n:4d}  bca {out['bca']:.3f}  pct {out['percentile']:.3f}  "
+                    f"wilson {out['wilson zero share']:.3f}  nonzero {out['MRR over RR > 0 (BCa)']:.3f}  "
+                    f"({time.perf_counter() - t:.0f} s)"
+                )
     elapsed = time.perf_counter() - started
     results["meta"]["elapsed_s"] = elapsed
     results["meta"]["parts"] = parts

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -54,8 +53,13 @@ def _file(index: int) -> tuple[pa.Table, pd.DataFrame]:
     jdoc = (qs[:, None] * 7_919 + judged_pos * 13) % 50_000_000
     extra = 60_000_000 + qs[:, None] * 10 + np.arange(10)
     docs = np.concatenate([jdoc, extra], axis=1)
-    qrels = pd.DataFrame({"query_id": np.repeat(["q" + str(x) for x in qs], 20), "doc_id": ["d" + str(x) for x in docs.ravel()],
-                          "relevance": rng.integers(0, 3, size=docs.size)})
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat(["q" + str(x) for x in qs], 20),
+            "doc_id": ["d" + str(x) for x in docs.ravel()],
+            "relevance": rng.integers(0, 3, size=docs.size),
+        }
+    )
     return run, qrels.drop_duplicates(["query_id", "doc_id"])
 
 
@@ -89,7 +93,9 @@ def write_trec(scratch: Path, millions: int) -> list[Path]:
         if not target.exists():
             t = pq.read_table(scratch / "parquet" / f"part-{i:04d}.parquet").to_pandas()
             rank = t.groupby("query_id", sort=False).cumcount() + 1
-            lines = t["query_id"] + " Q0 " + t["doc_id"] + " " + rank.astype(str) + " " + t["score"].map(repr) + " bench\n"
+            lines = (
+                t["query_id"] + " Q0 " + t["doc_id"] + " " + rank.astype(str) + " " + t["score"].map(repr) + " bench\n"
+            )
             target.write_text("".join(lines.tolist()))
         paths.append(target)
     return paths
@@ -122,8 +128,17 @@ def time_dask(paths, qrels_path: Path, rows: int, memory_limit: str, label: str,
     import rankviz.dask
 
     qrels = rankviz.read_qrels(qrels_path)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory_limit,
-                      host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         sampler = _Sampler(client)
         sampler.start()
         start = time.perf_counter()
@@ -134,8 +149,17 @@ def time_dask(paths, qrels_path: Path, rows: int, memory_limit: str, label: str,
         sampler.join()
     peak = max(sampler.peak.values()) / 2**30 if sampler.peak else float("nan")
     means = {m: float(table[m].mean()) for m in MEASURES}
-    return {"path": "dask" if shuffle else "dask, shuffle=False", "input": label, "rows": rows, "seconds": round(seconds, 1), "rows_per_s": round(rows / seconds),
-            "peak_worker_gib": round(peak, 2), "workers_seen": len(sampler.addresses), "queries": len(table), "means": means}
+    return {
+        "path": "dask" if shuffle else "dask, shuffle=False",
+        "input": label,
+        "rows": rows,
+        "seconds": round(seconds, 1),
+        "rows_per_s": round(rows / seconds),
+        "peak_worker_gib": round(peak, 2),
+        "workers_seen": len(sampler.addresses),
+        "queries": len(table),
+        "means": means,
+    }
 
 
 _PANDAS_CHILD = """
@@ -155,13 +179,24 @@ print(json.dumps({"seconds": seconds, "peak_gib": peak, "queries": len(table),
 
 def time_pandas(data: Path, qrels_path: Path, millions: int) -> dict:
     paths = [str(data / f"part-{i:04d}.parquet") for i in range(millions)]
-    out = subprocess.run([sys.executable, "-c", _PANDAS_CHILD, json.dumps([paths, str(qrels_path), MEASURES])],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _PANDAS_CHILD, json.dumps([paths, str(qrels_path), MEASURES])],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     rows = millions * 1_000_000
-    return {"path": "pandas", "input": "parquet", "rows": rows, "seconds": round(result["seconds"], 1),
-            "rows_per_s": round(rows / result["seconds"]), "peak_gib": round(result["peak_gib"], 2),
-            "queries": result["queries"], "means": result["means"]}
+    return {
+        "path": "pandas",
+        "input": "parquet",
+        "rows": rows,
+        "seconds": round(result["seconds"], 1),
+        "rows_per_s": round(rows / result["seconds"]),
+        "peak_gib": round(result["peak_gib"], 2),
+        "queries": result["queries"],
+        "means": result["means"],
+    }
 
 
 def main(argv=None) -> int:
@@ -170,8 +205,13 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="*", default=[1, 10, 100], help="millions of rows (Dask, parquet)")
     parser.add_argument("--pandas-sizes", type=int, nargs="*", default=[1, 10])
     parser.add_argument("--trec", type=int, default=0, help="millions of rows also read from TREC files (0: none)")
-    parser.add_argument("--no-shuffle-sizes", type=int, nargs="*", default=[],
-                        help="millions of rows also timed with shuffle=False (each parquet file holds whole queries)")
+    parser.add_argument(
+        "--no-shuffle-sizes",
+        type=int,
+        nargs="*",
+        default=[],
+        help="millions of rows also timed with shuffle=False (each parquet file holds whole queries)",
+    )
     parser.add_argument("--memory-limit", default="4GB")
     args = parser.parse_args(argv)
     for millions in sorted(set(args.sizes) | set(args.pandas_sizes) | set(args.no_shuffle_sizes) | ({args.trec} - {0})):
@@ -183,7 +223,10 @@ def main(argv=None) -> int:
             print(json.dumps(time_dask(paths, qrels_path, millions * 10**6, args.memory_limit, "parquet")), flush=True)
         if millions in args.no_shuffle_sizes:
             paths = [str(data / f"part-{i:04d}.parquet") for i in range(millions)]
-            print(json.dumps(time_dask(paths, qrels_path, millions * 10**6, args.memory_limit, "parquet", False)), flush=True)
+            print(
+                json.dumps(time_dask(paths, qrels_path, millions * 10**6, args.memory_limit, "parquet", False)),
+                flush=True,
+            )
         if millions == args.trec:
             trec = [str(p) for p in write_trec(args.scratch, millions)]
             print(json.dumps(time_dask(trec, qrels_path, millions * 10**6, args.memory_limit, "trec")), flush=True)

@@ -70,8 +70,14 @@ def _trec_lines(run, tag: str) -> bytes:
 
     rank = run.groupby("query_id", sort=False).cumcount().to_numpy() + 1
     score = [repr(float(s)) for s in run["score"].to_numpy()]
-    parts = [pa.array(run["query_id"].to_numpy(dtype=object)), pa.scalar("Q0"), pa.array(run["doc_id"].to_numpy(dtype=object)),
-             pc.cast(pa.array(rank.astype(np.int64)), pa.string()), pa.array(score), pa.scalar(tag)]
+    parts = [
+        pa.array(run["query_id"].to_numpy(dtype=object)),
+        pa.scalar("Q0"),
+        pa.array(run["doc_id"].to_numpy(dtype=object)),
+        pc.cast(pa.array(rank.astype(np.int64)), pa.string()),
+        pa.array(score),
+        pa.scalar(tag),
+    ]
     lines = pc.binary_join_element_wise(*parts, " ")
     return ("\n".join(lines.to_pylist()) + "\n").encode("ascii")
 
@@ -80,8 +86,13 @@ def generate(scratch: Path, name: str) -> dict[str, Path]:
     """Write the TREC files of the named ``datagen`` set into ``scratch`` unless they are there."""
     n_queries, n_docs, seed = datagen.SETS[name]
     folder = scratch / name
-    p = {"run": folder / "run.txt", "gz": folder / "run.txt.gz", "qrels": folder / "qrels.txt",
-         "runs": folder / "runs", "parquet": folder / "run.parquet"}
+    p = {
+        "run": folder / "run.txt",
+        "gz": folder / "run.txt.gz",
+        "qrels": folder / "qrels.txt",
+        "runs": folder / "runs",
+        "parquet": folder / "run.parquet",
+    }
     if all(p[k].exists() for k in ("run", "gz", "qrels")) and len(list(p["runs"].glob("*.txt"))) == N_RUNS:
         return p
     folder.mkdir(parents=True, exist_ok=True)
@@ -121,7 +132,7 @@ def ensure_parquet(p: dict[str, Path]) -> None:
     if p["parquet"].exists():
         return
     log("writing run.parquet with rankviz.write_run ...")
-    code = ("import sys, rankviz\nrankviz.write_run(rankviz.read_run(sys.argv[1]), sys.argv[2], format='parquet')\n")
+    code = "import sys, rankviz\nrankviz.write_run(rankviz.read_run(sys.argv[1]), sys.argv[2], format='parquet')\n"
     subprocess.run([sys.executable, "-c", code, str(p["run"]), str(p["parquet"])], check=True, cwd=REPO)
 
 
@@ -149,8 +160,20 @@ def units(p: dict[str, Path], trec_eval: Path, *, peers: bool) -> dict[str, list
     child = [sys.executable, str(HERE / "_files_child.py")]
     runs = sorted(str(x) for x in p["runs"].glob("*.txt"))
     out = {  # in this order: the units of each ratio are neighbours (see timed)
-        "trec_eval": [str(trec_eval), "-c", "-m", "recip_rank", "-m", "ndcg_cut.10", "-m", "map", "-m", "recall.100",
-                      str(p["qrels"]), str(p["run"])],
+        "trec_eval": [
+            str(trec_eval),
+            "-c",
+            "-m",
+            "recip_rank",
+            "-m",
+            "ndcg_cut.10",
+            "-m",
+            "map",
+            "-m",
+            "recall.100",
+            str(p["qrels"]),
+            str(p["run"]),
+        ],
         "rankviz": [*child, "rankviz", str(p["run"]), str(p["qrels"])],
         "rankviz .gz": [*child, "rankviz", str(p["gz"]), str(p["qrels"])],
         "read_run (one of the ten)": [*child, "read_run", runs[0]],
@@ -189,15 +212,22 @@ def timed(commands: dict[str, list[str]], reps: int, once: dict[str, list[str]] 
             if name in once and rep:
                 continue
             result = run_unit(commands[name])
-            parsed = trec_eval_means(result["stdout"]) if name == "trec_eval" else json.loads(result["stdout"].strip().splitlines()[-1])
+            parsed = (
+                trec_eval_means(result["stdout"])
+                if name == "trec_eval"
+                else json.loads(result["stdout"].strip().splitlines()[-1])
+            )
             results[name].append({**{k: v for k, v in result.items() if k != "stdout"}, "out": parsed})
             log(f"  rep {rep + 1}/{reps} {name}: {result['wall']:.2f} s, {result['peak_mb']:.0f} MB")
     return results
 
 
 #: (numerator, denominator): the ratios of the targets, each from two units run back to back
-PAIRS = {"speed": ("trec_eval", "rankviz"), "gz": ("rankviz .gz", "rankviz"),
-         "ten": ("read_runs (ten runs)", "read_run (one of the ten)")}
+PAIRS = {
+    "speed": ("trec_eval", "rankviz"),
+    "gz": ("rankviz .gz", "rankviz"),
+    "ten": ("read_runs (ten runs)", "read_run (one of the ten)"),
+}
 
 
 def ratios(results: dict[str, list[dict]], key=lambda x: x["wall"]) -> dict[str, list[float]]:
@@ -242,19 +272,27 @@ def verdicts(r: dict) -> dict[str, tuple[bool, str]]:
     peak = max(x["peak_mb"] for x in res["rankviz"])
     file_mb = r["files"]["run_mb"]
     wall, cpu = ratios(res), ratios(res, key=lambda x: x["cpu"])
-    inside = [a["out"]["steps"]["read_runs"] / b["out"]["steps"]["read_run"]
-              for a, b in zip(res["read_runs (ten runs)"], res["read_run (one of the ten)"])]
+    inside = [
+        a["out"]["steps"]["read_runs"] / b["out"]["steps"]["read_run"]
+        for a, b in zip(res["read_runs (ten runs)"], res["read_run (one of the ten)"])
+    ]
     parquet = median([x["out"]["steps"]["read_run"] for x in res["read_run (parquet)"]])
 
     def shown(values):
         return f"{median(values):.2f}x (per repetition: {', '.join(f'{v:.2f}' for v in values)})"
 
     return {
-        "speed": (median(wall["speed"]) >= 3, f"{shown(wall['speed'])} faster; CPU time {median(cpu['speed']):.1f}x "
-                  f"(trec_eval {median([x['cpu'] for x in res['trec_eval']]):.1f} s, rankviz {median([x['cpu'] for x in res['rankviz']]):.1f} s)"),
+        "speed": (
+            median(wall["speed"]) >= 3,
+            f"{shown(wall['speed'])} faster; CPU time {median(cpu['speed']):.1f}x "
+            f"(trec_eval {median([x['cpu'] for x in res['trec_eval']]):.1f} s, rankviz {median([x['cpu'] for x in res['rankviz']]):.1f} s)",
+        ),
         "memory": (peak <= 2 * file_mb, f"{peak:.0f} MB = {peak / file_mb:.2f}x the {file_mb:.0f} MB file"),
         "gz": (median(wall["gz"]) <= 1.5, shown(wall["gz"])),
-        "ten": (median(wall["ten"]) <= 10, f"{shown(wall['ten'])} the process; {median(inside):.1f}x the reading alone"),
+        "ten": (
+            median(wall["ten"]) <= 10,
+            f"{shown(wall['ten'])} the process; {median(inside):.1f}x the reading alone",
+        ),
         "parquet": (parquet < 1, f"{parquet:.2f} s to read (median; process {t['read_run (parquet)']:.2f} s)"),
     }
 
@@ -276,20 +314,28 @@ def render(r: dict) -> str:
     lines += [
         f"Generated {r['date']} by `{r['command']}` in {r['elapsed_s'] / 60:.1f} min.",
         "",
-        (f"- Machine: {m['cpu']}, {m['cores']} cores, {m.get('ram_gib', '?')} GiB RAM, Linux {m['kernel']}; shared with "
-         f"other sessions and noisy (load average {m['load_average_at_start'][0]:.1f} at start, "
-         f"{r['load_average_at_end'][0]:.1f} at the end): the ratios, measured alternately in one run, are what counts."),
-        (f"- Versions: Python {v['python']}, numpy {v['numpy']}, pandas {v['pandas']}, pyarrow {v['pyarrow']}, "
-         f"pytrec_eval-terrier {v['pytrec_eval']}, ranx {v['ranx']} (numba {v['numba']}), rankviz {v['rankviz']}; trec_eval 10 "
-         "built with its own Makefile from `../shared/tools/trec_eval`."),
-        (f"- Data: `benchmarks/datagen.py`'s {r['data']} set written as TREC files: run {r['files']['run_mb']:.0f} MB "
-         f"({r['files']['run_lines']:,} lines `qid Q0 docid rank score bm25`, scores written exactly, e.g. `26.330078125`), "
-         f".gz {r['files']['gz_mb']:.0f} MB, qrels {r['files']['qrels_lines']:,} lines, parquet {r['files']['parquet_mb']:.0f} MB; "
-         "ten runs of the same lines, each with its own tag."),
-        (f"- Timed: each unit is a fresh process from start to exit (interpreter start and imports included), {r['reps']} "
-         "repetitions, the units in the order of the table, reversed every other repetition, so that the two units of "
-         "each ratio run back to back in both orders; a ratio is the median of the per-repetition ratios (the load on "
-         "this machine changes by the minute). Peak memory: the process's own `ru_maxrss` (from `os.wait4`)."),
+        (
+            f"- Machine: {m['cpu']}, {m['cores']} cores, {m.get('ram_gib', '?')} GiB RAM, Linux {m['kernel']}; shared with "
+            f"other sessions and noisy (load average {m['load_average_at_start'][0]:.1f} at start, "
+            f"{r['load_average_at_end'][0]:.1f} at the end): the ratios, measured alternately in one run, are what counts."
+        ),
+        (
+            f"- Versions: Python {v['python']}, numpy {v['numpy']}, pandas {v['pandas']}, pyarrow {v['pyarrow']}, "
+            f"pytrec_eval-terrier {v['pytrec_eval']}, ranx {v['ranx']} (numba {v['numba']}), rankviz {v['rankviz']}; trec_eval 10 "
+            "built with its own Makefile from `../shared/tools/trec_eval`."
+        ),
+        (
+            f"- Data: `benchmarks/datagen.py`'s {r['data']} set written as TREC files: run {r['files']['run_mb']:.0f} MB "
+            f"({r['files']['run_lines']:,} lines `qid Q0 docid rank score bm25`, scores written exactly, e.g. `26.330078125`), "
+            f".gz {r['files']['gz_mb']:.0f} MB, qrels {r['files']['qrels_lines']:,} lines, parquet {r['files']['parquet_mb']:.0f} MB; "
+            "ten runs of the same lines, each with its own tag."
+        ),
+        (
+            f"- Timed: each unit is a fresh process from start to exit (interpreter start and imports included), {r['reps']} "
+            "repetitions, the units in the order of the table, reversed every other repetition, so that the two units of "
+            "each ratio run back to back in both orders; a ratio is the median of the per-repetition ratios (the load on "
+            "this machine changes by the minute). Peak memory: the process's own `ru_maxrss` (from `os.wait4`)."
+        ),
         "",
         "### Results",
         "",
@@ -302,14 +348,21 @@ def render(r: dict) -> str:
         if name != "trec_eval":
             keys = runs[0]["out"]["steps"]
             steps = ", ".join(f"{k} {median([x['out']['steps'][k] for x in runs]):.2f} s" for k in keys)
-        lines.append(f"| {name} | {wall:.2f} s | {min(x['wall'] for x in runs):.2f} s | {median([x['cpu'] for x in runs]):.2f} s | "
-                     f"{max(x['peak_mb'] for x in runs):.0f} MB | {t_ref / wall:.2f}x | {steps} |")
+        lines.append(
+            f"| {name} | {wall:.2f} s | {min(x['wall'] for x in runs):.2f} s | {median([x['cpu'] for x in runs]):.2f} s | "
+            f"{max(x['peak_mb'] for x in runs):.0f} MB | {t_ref / wall:.2f}x | {steps} |"
+        )
     a = r["agreement"]
     lines += [
         "",
-        ("Means (trec_eval prints 4 decimals): " + "; ".join(
-            f"{tool} " + ", ".join(f"{k} {val:.4f}" for k, val in means.items()) for tool, means in a["means"].items())
-         + f". rankviz agrees with trec_eval to its 4 printed decimals: {a['rankviz_matches_trec_eval']}."),
+        (
+            "Means (trec_eval prints 4 decimals): "
+            + "; ".join(
+                f"{tool} " + ", ".join(f"{k} {val:.4f}" for k, val in means.items())
+                for tool, means in a["means"].items()
+            )
+            + f". rankviz agrees with trec_eval to its 4 printed decimals: {a['rankviz_matches_trec_eval']}."
+        ),
         "",
         "### Targets (issue #13)",
         "",
@@ -318,10 +371,18 @@ def render(r: dict) -> str:
     ]
     for key, (ok, text) in verdicts(r).items():
         lines.append(f"| {TARGETS[key]} | {text} | {'PASS' if ok else 'FAIL'} |")
-    lines += ["", "### Where rankviz's time goes", "", (
-        "cProfile of `read_run` + `read_qrels` + `evaluate` in one fresh process (own time; the parsing runs on Arrow's "
-        "threads, so in the main thread it shows as waiting for the parse of each block):"), "",
-        "| function | own time | cumulative |", "|---|---|---|"]
+    lines += [
+        "",
+        "### Where rankviz's time goes",
+        "",
+        (
+            "cProfile of `read_run` + `read_qrels` + `evaluate` in one fresh process (own time; the parsing runs on Arrow's "
+            "threads, so in the main thread it shows as waiting for the parse of each block):"
+        ),
+        "",
+        "| function | own time | cumulative |",
+        "|---|---|---|",
+    ]
     for row in r["profile"][:12]:
         lines.append(f"| `{row['function']}` | {row['tottime']:.2f} s | {row['cumtime']:.2f} s |")
     lines += ["", r.get("notes", ""), "", END]
@@ -329,7 +390,7 @@ def render(r: dict) -> str:
 
 
 NOTES = """\
-How the file becomes a frame (`rankviz/_trec_fast.py`): the file (decompressed on the fly) is read in 8 MB blocks;
+How the file becomes a frame (`rankviz/io/fast_reader.py`): the file (decompressed on the fly) is read in 8 MB blocks;
 each block's bytes are checked in the main thread, 1 MB at a time (one `bytes.translate` finds anything but printable
 ASCII, space and LF; `#` at a line start; two spaces in a row, as 16-bit words) while pyarrow's CSV parser turns the
 previous block into typed columns on its threads (ids as large strings, rank int64, score float64, the tag
@@ -347,14 +408,14 @@ flight and what up to 4 blocks' parsing freed). `evaluate` then adds ~65-80 at i
 this work (commit 5eaf75d: 671 MB, 2.41x the file): int32 query codes, renumbered in place into the evaluated query
 numbers; no per-row system codes for a run of one system (it had an int32 code and an int64 (system, query) pair
 code per row); the (cell, doc id) hashes made 500,000 rows at a time, each piece filtered for the qrels join and the
-duplicate check at once (`rankviz/_row_keys.py`; the hashes of every row were 56 MB); NumPy lookups and counts in
-blocks (`rankviz/_memory.py`: NumPy widens an int32 index to a 64-bit copy of the whole array first); and large
+duplicate check at once (`rankviz/_core/row_hashes.py`; the hashes of every row were 56 MB); NumPy lookups and counts in
+blocks (`rankviz/_core/memory.py`: NumPy widens an int32 index to a 64-bit copy of the whole array first); and large
 temporaries returned to the system after the step that frees them (glibc keeps freed blocks under 32 MB in the
 process, Arrow's default pool keeps its pages).
 
 Speed: in rankviz's CPU time about 0.5 s is `import` (pandas and pyarrow), ~1.2 s reading (pyarrow's parse on two
 threads beside the main thread's checks), ~0.5 s `evaluate` (its largest step, the query ids' dictionary encoding,
-runs in two halves on two threads: `rankviz/_codes.py`), the rest the interpreter's start and exit; trec_eval
+runs in two halves on two threads: `rankviz/_core/id_codes.py`), the rest the interpreter's start and exit; trec_eval
 spends its time in the C program's own parsing and sorting, on one core. The wall-time ratio moves with the load of
 the shared machine (per repetition above); the CPU-time ratio is the steadier figure. The profile above is the main
 thread's: `acquire` is the wait for the parser; `_blocks` and `read` read the file, `translate` and `_two_spaces`
@@ -362,17 +423,23 @@ check its bytes. `read_runs` of ten runs costs ten reads plus one concatenation 
 70M rows), so its reading alone is ~11x one read; the process, with one interpreter start and import, ~8x."""
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="1,000 x 300 smoke run (RESULTS.md untouched unless --write)")
+    parser.add_argument(
+        "--quick", action="store_true", help="1,000 x 300 smoke run (RESULTS.md untouched unless --write)"
+    )
     parser.add_argument("--reps", type=int, default=3, help="repetitions per unit (default 3)")
-    parser.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "rankviz-bench-files"),
-                        help="folder for the TREC files and trec_eval's build (outside the repository)")
+    parser.add_argument(
+        "--scratch",
+        default=str(Path(tempfile.gettempdir()) / "rankviz-bench-files"),
+        help="folder for the TREC files and trec_eval's build (outside the repository)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip pytrec_eval and ranx")
     parser.add_argument("--ranx-reps", type=int, default=1, help="repetitions of ranx's file reading (default 1: slow)")
     parser.add_argument("--write", action="store_true", help="write RESULTS.md after a --quick run too")
-    parser.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md from the last results, measure nothing")
+    parser.add_argument(
+        "--render-only", action="store_true", help="rewrite RESULTS.md from the last results, measure nothing"
+    )
     args = parser.parse_args()
     scratch = Path(args.scratch).resolve()
     if REPO in scratch.parents or scratch == REPO:
@@ -388,14 +455,27 @@ def main() -> None:
     p = generate(scratch, name)
     ensure_parquet(p)
     trec_eval = build_trec_eval(scratch)
-    r = {"reps": max(args.reps, 1), "data": name, "machine": machine(), "versions": versions(),
-         "command": "benchmarks/files.py" + (" --quick" if args.quick else ""), "date": time.strftime("%Y-%m-%d %H:%M"),
-         "files": {"run_mb": p["run"].stat().st_size / 2**20, "gz_mb": p["gz"].stat().st_size / 2**20,
-                   "parquet_mb": p["parquet"].stat().st_size / 2**20,
-                   "run_lines": sum(chunk.count(b"\n") for chunk in _chunks(p["run"])),
-                   "qrels_lines": sum(chunk.count(b"\n") for chunk in _chunks(p["qrels"]))}}
+    r = {
+        "reps": max(args.reps, 1),
+        "data": name,
+        "machine": machine(),
+        "versions": versions(),
+        "command": "benchmarks/files.py" + (" --quick" if args.quick else ""),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "files": {
+            "run_mb": p["run"].stat().st_size / 2**20,
+            "gz_mb": p["gz"].stat().st_size / 2**20,
+            "parquet_mb": p["parquet"].stat().st_size / 2**20,
+            "run_lines": sum(chunk.count(b"\n") for chunk in _chunks(p["run"])),
+            "qrels_lines": sum(chunk.count(b"\n") for chunk in _chunks(p["qrels"])),
+        },
+    }
     log(f"timing ({r['reps']} repetitions, alternating) ...")
-    once = {} if args.no_peers else {"ranx": [sys.executable, str(HERE / "_files_child.py"), "ranx", str(p["run"]), str(p["qrels"])]}
+    once = (
+        {}
+        if args.no_peers
+        else {"ranx": [sys.executable, str(HERE / "_files_child.py"), "ranx", str(p["run"]), str(p["qrels"])]}
+    )
     r["results"] = timed(units(p, trec_eval, peers=not args.no_peers), r["reps"], once if args.ranx_reps <= 1 else None)
     if once and args.ranx_reps > 1:
         r["results"].update(timed(once, args.ranx_reps))
@@ -421,10 +501,15 @@ def _chunks(path: Path, size: int = 1 << 24):
 
 def agreement(results: dict) -> dict:
     """The means of each tool (first repetition) and whether rankviz's round to trec_eval's printed ones."""
-    means = {tool: runs[0]["out"] if tool == "trec_eval" else runs[0]["out"]["means"]
-             for tool, runs in results.items() if tool in ("trec_eval", "rankviz", "rankviz .gz", "pytrec_eval")}
+    means = {
+        tool: runs[0]["out"] if tool == "trec_eval" else runs[0]["out"]["means"]
+        for tool, runs in results.items()
+        if tool in ("trec_eval", "rankviz", "rankviz .gz", "pytrec_eval")
+    }
     reference = means["trec_eval"]
-    same = all(abs(means[tool][m] - reference[m]) <= 5e-5 + 1e-12 for tool in ("rankviz", "rankviz .gz") for m in reference)
+    same = all(
+        abs(means[tool][m] - reference[m]) <= 5e-5 + 1e-12 for tool in ("rankviz", "rankviz .gz") for m in reference
+    )
     if not same or set(reference) != set(RANKVIZ_MEASURES):
         raise SystemExit(f"rankviz and trec_eval disagree: {means}")
     return {"means": means, "rankviz_matches_trec_eval": same}

@@ -79,7 +79,9 @@ def first_call(small: dict[str, Path], repeats: int) -> dict:
     walls, parts = [], []
     for _ in range(repeats):
         t = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=HERE.parent, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=HERE.parent, check=False
+        )
         walls.append(time.perf_counter() - t)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr[-4000:])
@@ -106,8 +108,16 @@ def machine() -> dict:
 
 def versions() -> dict:
     out = {"python": platform.python_version()}
-    for name, dist in [("numpy", "numpy"), ("pandas", "pandas"), ("pyarrow", "pyarrow"), ("scipy", "scipy"),
-                       ("pytrec_eval", "pytrec_eval-terrier"), ("ranx", "ranx"), ("numba", "numba"), ("rankviz", "rankviz")]:
+    for name, dist in [
+        ("numpy", "numpy"),
+        ("pandas", "pandas"),
+        ("pyarrow", "pyarrow"),
+        ("scipy", "scipy"),
+        ("pytrec_eval", "pytrec_eval-terrier"),
+        ("ranx", "ranx"),
+        ("numba", "numba"),
+        ("rankviz", "rankviz"),
+    ]:
         try:
             out[name] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -155,22 +165,30 @@ def render(r: dict) -> str:
     lines += [
         f"Generated {r['date']} by `{r['command']}` in {r['elapsed_s'] / 60:.1f} min.",
         "",
-        (f"- Machine: {m['cpu']}, {m['cores']} cores, {m.get('ram_gib', '?')} GiB RAM, Linux {m['kernel']}; "
-        f"shared and noisy (load average {m['load_average_at_start'][0]:.2f} at start)."),
-        (f"- Versions: Python {v['python']}, numpy {v['numpy']}, pandas {v['pandas']}, pyarrow {v['pyarrow']}, scipy {v['scipy']}, "
-        f"pytrec_eval-terrier {v['pytrec_eval']}, ranx {v['ranx']} (numba {v['numba']}), rankviz {v['rankviz']}."),
-        (f"- Data ({'--quick: ' if r['quick'] else ''}`benchmarks/datagen.py`, deterministic): {r['data']['queries']:,} queries x "
-        f"{r['data']['docs']:,} docs = {r['data']['rows']:,} rows, string ids (passage ids of 1-7 digits), float32-exact "
-        f"scores with ties, {r['data']['judgements']:,} graded judgements (0-3, 1-10 per query; "
-        f"{r['data']['no_relevant_retrieved']:.0%} of the queries retrieve no relevant doc). Frames in memory: "
-        f"{r['rankviz']['frames_mb']:.0f} MB (both row orders + qrels) for rankviz's child."),
-        (f"- Timed: the functions in `benchmarks/tools.py` -- DataFrames in, means of RR@10, nDCG@10, AP, R@100 out; for "
-        "pytrec_eval building `{query: {doc: score}}` dicts from the frames (one pass over `.tolist()`s) and the evaluator; "
-        "for ranx `astype(object)` of the id columns (its `from_df` refuses pandas 3's `str` dtype), `Qrels/Run.from_df` and "
-        "`evaluate` (numba-parallel on both cores; pytrec_eval and rankviz use one). Each tool in its own process, after one "
-        "untimed warm-up call on the 500 x 100 set; "
-        f"{r['reps']} repetitions (ranx {r['peer_reps']}); medians. Memory: VmHWM after resetting it with `/proc/self/clear_refs` "
-        "minus VmRSS before the first timed call (see `benchmarks/_child.py`)."),
+        (
+            f"- Machine: {m['cpu']}, {m['cores']} cores, {m.get('ram_gib', '?')} GiB RAM, Linux {m['kernel']}; "
+            f"shared and noisy (load average {m['load_average_at_start'][0]:.2f} at start)."
+        ),
+        (
+            f"- Versions: Python {v['python']}, numpy {v['numpy']}, pandas {v['pandas']}, pyarrow {v['pyarrow']}, scipy {v['scipy']}, "
+            f"pytrec_eval-terrier {v['pytrec_eval']}, ranx {v['ranx']} (numba {v['numba']}), rankviz {v['rankviz']}."
+        ),
+        (
+            f"- Data ({'--quick: ' if r['quick'] else ''}`benchmarks/datagen.py`, deterministic): {r['data']['queries']:,} queries x "
+            f"{r['data']['docs']:,} docs = {r['data']['rows']:,} rows, string ids (passage ids of 1-7 digits), float32-exact "
+            f"scores with ties, {r['data']['judgements']:,} graded judgements (0-3, 1-10 per query; "
+            f"{r['data']['no_relevant_retrieved']:.0%} of the queries retrieve no relevant doc). Frames in memory: "
+            f"{r['rankviz']['frames_mb']:.0f} MB (both row orders + qrels) for rankviz's child."
+        ),
+        (
+            f"- Timed: the functions in `benchmarks/tools.py` -- DataFrames in, means of RR@10, nDCG@10, AP, R@100 out; for "
+            "pytrec_eval building `{query: {doc: score}}` dicts from the frames (one pass over `.tolist()`s) and the evaluator; "
+            "for ranx `astype(object)` of the id columns (its `from_df` refuses pandas 3's `str` dtype), `Qrels/Run.from_df` and "
+            "`evaluate` (numba-parallel on both cores; pytrec_eval and rankviz use one). Each tool in its own process, after one "
+            "untimed warm-up call on the 500 x 100 set; "
+            f"{r['reps']} repetitions (ranx {r['peer_reps']}); medians. Memory: VmHWM after resetting it with `/proc/self/clear_refs` "
+            "minus VmRSS before the first timed call (see `benchmarks/_child.py`)."
+        ),
         "",
     ]
     # Agreement
@@ -180,7 +198,11 @@ def render(r: dict) -> str:
         f"Scores exact in float32: {a['float32_exact_scores']} (so pytrec_eval's float32 scores and rankviz's float64 "
         f"order the same). {a['queries']:,} queries; {a['queries_with_tied_relevant']:,} have a relevant doc in a score tie."
     )
-    lines += ["", "| peer | measure | queries compared | max abs diff | queries > 1e-9 | same, excluding queries with a tied relevant doc |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| peer | measure | queries compared | max abs diff | queries > 1e-9 | same, excluding queries with a tied relevant doc |",
+        "|---|---|---|---|---|---|",
+    ]
     for peer in ("pytrec_eval", "ranx"):
         for measure in ("RR@10", "nDCG@10", "AP", "R@100"):
             x = a[peer][measure]
@@ -190,14 +212,21 @@ def render(r: dict) -> str:
             )
     lines += [
         "",
-        ("pytrec_eval (trec_eval 9) orders ties like trec_eval 10 (score, then doc id descending), and agrees on every query. "
-        "ranx sorts each query's scores with numba's unstable quicksort and never looks at doc ids, so where a relevant "
-        "doc ties with another doc its rank -- and RR, AP, nDCG -- can differ; on every query without such a tie all "
-        "three tools agree within 1e-9. (The data deliberately puts a relevant doc in a tie in 5% of the queries.)"),
+        (
+            "pytrec_eval (trec_eval 9) orders ties like trec_eval 10 (score, then doc id descending), and agrees on every query. "
+            "ranx sorts each query's scores with numba's unstable quicksort and never looks at doc ids, so where a relevant "
+            "doc ties with another doc its rank -- and RR, AP, nDCG -- can differ; on every query without such a tie all "
+            "three tools agree within 1e-9. (The data deliberately puts a relevant doc in a tie in 5% of the queries.)"
+        ),
         "",
     ]
     # Timing table
-    lines += ["### Results", "", "| tool | rows | median | first call | min | peak memory above frames | vs rankviz (TREC order) |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "### Results",
+        "",
+        "| tool | rows | median | first call | min | peak memory above frames | vs rankviz (TREC order) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     t_ref = median(r["rankviz"]["runs"][sorted_name]["times"])
     rows = [("rankviz", sorted_name, "TREC order"), ("rankviz", shuffled_name, "shuffled")]
     rows += [(peer, sorted_name, "TREC order") for peer in ("pytrec_eval", "ranx") if peer in r]
@@ -211,9 +240,11 @@ def render(r: dict) -> str:
         )
     lines += [
         "",
-        ("rankviz's two row orders alternate in one process (so their ratio sees the same machine load); its peak "
-        "memory for each order comes from a separate fresh process with that order alone. \"first call\" is the first "
-        "timed call after the warm-up on the small set."),
+        (
+            "rankviz's two row orders alternate in one process (so their ratio sees the same machine load); its peak "
+            'memory for each order comes from a separate fresh process with that order alone. "first call" is the first '
+            "timed call after the warm-up on the small set."
+        ),
     ]
     fc = r["first_call"]
     parts = fc["parts"]
@@ -222,7 +253,13 @@ def render(r: dict) -> str:
         f"Fresh process (`python -c`: interpreter start, `import rankviz, pandas`, read and evaluate the 500 x 100 set), "
         f"{len(fc['wall'])} runs: median wall {median(fc['wall']):.2f} s (import {median([p['import_s'] for p in parts]):.2f} s, "
         f"read {median([p['read_s'] for p in parts]):.3f} s, evaluate {median([p['evaluate_s'] for p in parts]):.3f} s). "
-        "No JIT. (This machine sets PYTHONDONTWRITEBYTECODE=1" + (", so rankviz's own modules are compiled from source in every fresh process" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "") + ".)",
+        "No JIT. (This machine sets PYTHONDONTWRITEBYTECODE=1"
+        + (
+            ", so rankviz's own modules are compiled from source in every fresh process"
+            if os.environ.get("PYTHONDONTWRITEBYTECODE")
+            else ""
+        )
+        + ".)",
         "",
     ]
     s = r["systems"]
@@ -234,10 +271,12 @@ def render(r: dict) -> str:
     b = r["bootstrap"]
     lines += [
         "",
-        (f"Bootstrap (`rankviz.stats.bootstrap`, BCa, paired): {b['n_queries']:,} queries x {b['n_resamples']:,} resamples x "
-        f"4 measures x 2 systems (plus the RR > 0 indicator columns for the zero-share / non-zero MRR intervals): median "
-        f"{median(b['rankviz']):.2f} s, peak +{b['rankviz_peak_above_mb']:.0f} MB. For scale, `scipy.stats.bootstrap` (BCa, "
-        f"vectorized) of one measure of one system: {median(b['scipy_one_column']):.2f} s, peak +{b['scipy_peak_above_mb']:.0f} MB."),
+        (
+            f"Bootstrap (`rankviz.stats.bootstrap`, BCa, paired): {b['n_queries']:,} queries x {b['n_resamples']:,} resamples x "
+            f"4 measures x 2 systems (plus the RR > 0 indicator columns for the zero-share / non-zero MRR intervals): median "
+            f"{median(b['rankviz']):.2f} s, peak +{b['rankviz_peak_above_mb']:.0f} MB. For scale, `scipy.stats.bootstrap` (BCa, "
+            f"vectorized) of one measure of one system: {median(b['scipy_one_column']):.2f} s, peak +{b['scipy_peak_above_mb']:.0f} MB."
+        ),
         "",
     ]
     lines += ["### Targets", "", "| target | measured | verdict |", "|---|---|---|"]
@@ -246,8 +285,10 @@ def render(r: dict) -> str:
     lines += ["", "### Where rankviz's time goes", ""]
     st = r["stages"]
     lines += [
-        (f"Median time per stage over {r['reps']} calls (timing wrappers around each stage; the orders alternate in one "
-        "process):"),
+        (
+            f"Median time per stage over {r['reps']} calls (timing wrappers around each stage; the orders alternate in one "
+            "process):"
+        ),
         "",
         "| stage | TREC order | shuffled | difference |",
         "|---|---|---|---|",
@@ -267,7 +308,9 @@ def render(r: dict) -> str:
         if prof.get("error"):
             lines += [f"No line profile for {label}: line_profiler is not installed (`pip install line_profiler`).", ""]
             continue
-        lines.append(f"line_profiler, one call after a warm-up, {label}: {prof['total_s']:.3f} s in total (profiled). Lines >= 4 ms:")
+        lines.append(
+            f"line_profiler, one call after a warm-up, {label}: {prof['total_s']:.3f} s in total (profiled). Lines >= 4 ms:"
+        )
         lines += ["", "| function | line | seconds | code |", "|---|---|---|---|"]
         for item in sorted(prof["lines"], key=lambda x: (x["file"], x["function"], x["line"])):
             code = item["code"].replace("|", "\\|")
@@ -280,7 +323,9 @@ def render(r: dict) -> str:
 
 
 def write_results(section: str, start: str, end: str) -> None:
-    header = "# rankviz benchmarks\n\nRegenerate with `make bench` (`benchmarks/run.py`) and `benchmarks/coverage.py`.\n"
+    header = (
+        "# rankviz benchmarks\n\nRegenerate with `make bench` (`benchmarks/run.py`) and `benchmarks/coverage.py`.\n"
+    )
     text = RESULTS.read_text() if RESULTS.exists() else header
     if start in text and end in text:
         before, rest = text.split(start, 1)
@@ -292,7 +337,7 @@ def write_results(section: str, start: str, end: str) -> None:
 
 
 NOTES = """\
-How rankviz gets there (`rankviz/_judged.py`, `rankviz/_row_keys.py`, `rankviz/_hashing.py`): no sort of the run and
+How rankviz gets there (`rankviz/_core/judged.py`, `rankviz/_core/row_hashes.py`, `rankviz/_core/hashing.py`): no sort of the run and
 no dictionary of all doc ids. Each row's (cell, doc id) pair is hashed straight from the Arrow string buffers (8-byte
 windows + length, MurmurHash3's finaliser), piece by piece (in TREC order, pieces of 500k rows that never cut a
 query, each filtered for the join and the duplicate check at once, so the hashes of all rows never exist). The qrels
@@ -319,8 +364,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=None, help="repetitions per tool (default 5; 3 with --quick)")
     parser.add_argument("--peer-reps", type=int, default=None, help="repetitions for ranx (default: --reps, at most 3)")
     parser.add_argument("--no-peers", action="store_true", help="skip pytrec_eval and ranx (agreement included)")
-    parser.add_argument("--write", action="store_true", help="write RESULTS.md after a --quick run too (a full run always does)")
-    parser.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md from the last results.json, measure nothing")
+    parser.add_argument(
+        "--write", action="store_true", help="write RESULTS.md after a --quick run too (a full run always does)"
+    )
+    parser.add_argument(
+        "--render-only", action="store_true", help="rewrite RESULTS.md from the last results.json, measure nothing"
+    )
     args = parser.parse_args()
     if args.render_only:
         r = json.loads((datagen.DATA / ("results_quick.json" if args.quick else "results.json")).read_text())
@@ -342,46 +391,106 @@ def main() -> None:
     n_q, n_docs, _ = datagen.SETS[big_name]
     relevant = qrels_frame[qrels_frame["relevance"] > 0][["query_id", "doc_id"]]
     found = run_frame.merge(relevant, on=["query_id", "doc_id"])["query_id"].nunique()
-    data = {"queries": n_q, "docs": n_docs, "rows": len(run_frame), "judgements": len(qrels_frame),
-            "no_relevant_retrieved": 1 - found / qrels_frame["query_id"].nunique()}
+    data = {
+        "queries": n_q,
+        "docs": n_docs,
+        "rows": len(run_frame),
+        "judgements": len(qrels_frame),
+        "no_relevant_retrieved": 1 - found / qrels_frame["query_id"].nunique(),
+    }
     del run_frame, qrels_frame, relevant
 
-    r = {"quick": args.quick, "reps": reps, "peer_reps": peer_reps, "data": data, "machine": machine(), "versions": versions(),
-         "names": {"sorted": big["run"].stem, "shuffled": big["shuffled"].stem},
-         "command": "benchmarks/run.py" + (" --quick" if args.quick else ""), "date": time.strftime("%Y-%m-%d %H:%M")}
+    r = {
+        "quick": args.quick,
+        "reps": reps,
+        "peer_reps": peer_reps,
+        "data": data,
+        "machine": machine(),
+        "versions": versions(),
+        "names": {"sorted": big["run"].stem, "shuffled": big["shuffled"].stem},
+        "command": "benchmarks/run.py" + (" --quick" if args.quick else ""),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
     warm = ["--warm-run", str(small["run"]), "--warm-qrels", str(small["qrels"])]
 
     if not args.no_peers:
         log("agreement: rankviz vs pytrec_eval vs ranx, per query ...")
         r["agree"] = child("agree", "--run", str(big["run"]), "--qrels", str(big["qrels"]))
-        problems = [f"{peer} {m}" for peer in ("pytrec_eval", "ranx") for m in ("RR@10", "nDCG@10", "AP", "R@100")
-                    if r["agree"][peer][m]["queries_over_1e-9" if peer == "pytrec_eval" else "queries_over_1e-9_without_tied_relevant"]]
+        problems = [
+            f"{peer} {m}"
+            for peer in ("pytrec_eval", "ranx")
+            for m in ("RR@10", "nDCG@10", "AP", "R@100")
+            if r["agree"][peer][m][
+                "queries_over_1e-9" if peer == "pytrec_eval" else "queries_over_1e-9_without_tied_relevant"
+            ]
+        ]
         if problems or r["agree"]["pytrec_eval"]["missing"] or r["agree"]["ranx"]["missing"]:
-            raise SystemExit(f"the tools disagree per query ({', '.join(problems) or 'different query sets'}); not timing")
+            raise SystemExit(
+                f"the tools disagree per query ({', '.join(problems) or 'different query sets'}); not timing"
+            )
     log("timing rankviz (TREC order and shuffled, alternating) ...")
-    r["rankviz"] = child("time", "--tool", "rankviz", "--run", str(big["run"]), str(big["shuffled"]), "--qrels", str(big["qrels"]),
-                         "--reps", str(reps), *warm)
+    r["rankviz"] = child(
+        "time",
+        "--tool",
+        "rankviz",
+        "--run",
+        str(big["run"]),
+        str(big["shuffled"]),
+        "--qrels",
+        str(big["qrels"]),
+        "--reps",
+        str(reps),
+        *warm,
+    )
     # Peak memory of each row order from its own fresh process (in the alternating child the second order would
     # reuse memory the allocator kept from the first).
     r["rankviz_memory"] = {}
     for key in ("run", "shuffled"):
-        single = child("time", "--tool", "rankviz", "--run", str(big[key]), "--qrels", str(big["qrels"]), "--reps", "1", *warm)
+        single = child(
+            "time", "--tool", "rankviz", "--run", str(big[key]), "--qrels", str(big["qrels"]), "--reps", "1", *warm
+        )
         r["rankviz_memory"][big[key].stem] = single["runs"][big[key].stem]
     if not args.no_peers:
         log("timing pytrec_eval ...")
-        r["pytrec_eval"] = child("time", "--tool", "pytrec_eval", "--run", str(big["run"]), "--qrels", str(big["qrels"]),
-                                 "--reps", str(reps), *warm)
+        r["pytrec_eval"] = child(
+            "time",
+            "--tool",
+            "pytrec_eval",
+            "--run",
+            str(big["run"]),
+            "--qrels",
+            str(big["qrels"]),
+            "--reps",
+            str(reps),
+            *warm,
+        )
         log("timing ranx ...")
-        r["ranx"] = child("time", "--tool", "ranx", "--run", str(big["run"]), "--qrels", str(big["qrels"]),
-                          "--reps", str(peer_reps), *warm)
+        r["ranx"] = child(
+            "time",
+            "--tool",
+            "ranx",
+            "--run",
+            str(big["run"]),
+            "--qrels",
+            str(big["qrels"]),
+            "--reps",
+            str(peer_reps),
+            *warm,
+        )
     log("first call in a fresh process ...")
     r["first_call"] = first_call(small, 5)
     log("10 systems in one frame vs 10 frames ...")
-    r["systems"] = child("systems", "--run", str(big["systems"]), "--qrels", str(big["qrels"]), "--reps", str(reps), *warm)
+    r["systems"] = child(
+        "systems", "--run", str(big["systems"]), "--qrels", str(big["qrels"]), "--reps", str(reps), *warm
+    )
     log("bootstrap ...")
-    r["bootstrap"] = child("bootstrap", "--run", str(big["systems"]), "--qrels", str(big["qrels"]), "--reps", str(min(reps, 3)))
+    r["bootstrap"] = child(
+        "bootstrap", "--run", str(big["systems"]), "--qrels", str(big["qrels"]), "--reps", str(min(reps, 3))
+    )
     log("stages ...")
-    r["stages"] = child("stages", "--run", str(big["run"]), str(big["shuffled"]), "--qrels", str(big["qrels"]), "--reps", str(reps))
+    r["stages"] = child(
+        "stages", "--run", str(big["run"]), str(big["shuffled"]), "--qrels", str(big["qrels"]), "--reps", str(reps)
+    )
     log("profile ...")
     r["profile"] = {}
     for key in ("run",):

@@ -45,14 +45,19 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-import rankviz  # noqa: E402
 from run import write_results  # noqa: E402  (benchmarks/run.py: replace one marked section of RESULTS.md)
+
+import rankviz  # noqa: E402
 
 START, END = "<!-- tukey.py:start -->", "<!-- tukey.py:end -->"
 SIZES = (25, 50, 200)
 SYSTEMS = ("s1", "s2", "s3", "s4", "s5")
 ALPHA = 0.05
-TESTS = {"randomized Tukey HSD": ("tukey", "auto"), "randomization + Holm": ("randomization", "holm"), "paired t + Holm": ("t", "holm")}
+TESTS = {
+    "randomized Tukey HSD": ("tukey", "auto"),
+    "randomization + Holm": ("randomization", "holm"),
+    "paired t + Holm": ("t", "holm"),
+}
 SHIFTS = (0.0, 0.0, 0.04, 0.08, 0.12)
 
 
@@ -73,19 +78,22 @@ def reciprocal_ranks(n: int, gen: np.random.Generator) -> np.ndarray:
 
 def per_query_table(x: np.ndarray) -> pd.DataFrame:
     n = x.shape[0]
-    return pd.DataFrame({
-        "system": np.repeat(SYSTEMS, n),
-        "query_id": np.tile([f"q{j:03d}" for j in range(n)], len(SYSTEMS)),
-        "score": x.T.ravel(),
-    })
+    return pd.DataFrame(
+        {
+            "system": np.repeat(SYSTEMS, n),
+            "query_id": np.tile([f"q{j:03d}" for j in range(n)], len(SYSTEMS)),
+            "score": x.T.ravel(),
+        }
+    )
 
 
 def one_experiment(x: np.ndarray, resamples: int, seed: int) -> dict:
     """{test: pairs frame} for one sample."""
     table = per_query_table(x)
     return {
-        label: rankviz.multiple.all_pairs(table, "score", test=test, correction=correction, alpha=ALPHA,
-                                          n_resamples=resamples, rng=seed)
+        label: rankviz.multiple.all_pairs(
+            table, "score", test=test, correction=correction, alpha=ALPHA, n_resamples=resamples, rng=seed
+        )
         for label, (test, correction) in TESTS.items()
     }
 
@@ -114,8 +122,10 @@ def run_power(n: int, experiments: int, resamples: int, gen) -> dict:
                     right = row.system if true_diff > 0 else row.other
                     found[label] += bool(row.significant and row.better == right)
     different = sum(1 for d in truth.values() if d != 0)
-    return {label: {"power": found[label] / (experiments * different), "false_equal_pair": false[label] / experiments}
-            for label in TESTS}
+    return {
+        label: {"power": found[label] / (experiments * different), "false_equal_pair": false[label] / experiments}
+        for label in TESTS
+    }
 
 
 def _se(p: float, r: int) -> float:
@@ -142,8 +152,11 @@ def render(results: dict, args, elapsed: float) -> str:
                 cells.append(f"{p:.3f} ± {se:.3f}" + (" **over**" if p > ALPHA + 2 * se else ""))
             lines.append(f"| {scenario} | {label} | " + " | ".join(cells) + " |")
     lines += ["", "### Power (graded scores, shifts 0, 0, 0.04, 0.08, 0.12, noise sd 0.2)", ""]
-    lines += ["Share of the 9 truly different pairs found (in the right direction); in brackets, how often the one truly "
-              "equal pair was called significant.", ""]
+    lines += [
+        "Share of the 9 truly different pairs found (in the right direction); in brackets, how often the one truly "
+        "equal pair was called significant.",
+        "",
+    ]
     lines += ["| test | " + " | ".join(f"n = {n}" for n in SIZES) + " |", "|---|" + "---|" * len(SIZES)]
     for label in TESTS:
         cells = []
@@ -190,7 +203,9 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=999)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--from-json", action="store_true", help="re-render RESULTS.md from benchmarks/_data/tukey.json")
+    parser.add_argument(
+        "--from-json", action="store_true", help="re-render RESULTS.md from benchmarks/_data/tukey.json"
+    )
     args = parser.parse_args()
     args.experiments = args.experiments or (200 if args.quick else 1000)
     args.power_experiments = args.power_experiments or (100 if args.quick else 500)
@@ -210,13 +225,21 @@ def main() -> None:
         for n in SIZES:
             t = time.perf_counter()
             cell = results["null"][scenario][str(n)] = run_null(scenario, n, args.experiments, args.resamples, gen)
-            print(f"null {scenario:17s} n={n:4d} " + "  ".join(f"{k}: {v:.3f}" for k, v in cell.items())
-                  + f" ({time.perf_counter() - t:.0f} s)", flush=True)
+            print(
+                f"null {scenario:17s} n={n:4d} "
+                + "  ".join(f"{k}: {v:.3f}" for k, v in cell.items())
+                + f" ({time.perf_counter() - t:.0f} s)",
+                flush=True,
+            )
     for n in SIZES:
         t = time.perf_counter()
         cell = results["power"][str(n)] = run_power(n, args.power_experiments, args.resamples, gen)
-        print(f"power n={n:4d} " + "  ".join(f"{k}: {v['power']:.3f} ({v['false_equal_pair']:.3f})" for k, v in cell.items())
-              + f" ({time.perf_counter() - t:.0f} s)", flush=True)
+        print(
+            f"power n={n:4d} "
+            + "  ".join(f"{k}: {v['power']:.3f} ({v['false_equal_pair']:.3f})" for k, v in cell.items())
+            + f" ({time.perf_counter() - t:.0f} s)",
+            flush=True,
+        )
     elapsed = time.perf_counter() - started
     results["elapsed_s"] = elapsed
     results["args"] = {k: getattr(args, k) for k in ("experiments", "power_experiments", "resamples", "seed")}

@@ -16,6 +16,7 @@ Importing rankviz changes nothing else: no matplotlib style, no logging handlers
 from __future__ import annotations
 
 from . import accessor as _accessor
+from . import fusion, multiple, stats
 from ._errors import (
     ClosedWorldWarning,
     ColumnError,
@@ -32,8 +33,6 @@ from ._errors import (
     UnknownOptionError,
     UnmatchedIdsWarning,
 )
-from . import stats
-from . import fusion, multiple
 from .evaluation import (
     bootstrap,
     compare,
@@ -50,6 +49,8 @@ from .evaluation import (
     summary,
     table,
 )
+from .evaluation.tie_effects import TieReport, tie_report
+from .fusion import fuse
 from .io import (
     qrels_from_dict,
     qrels_to_dict,
@@ -62,11 +63,9 @@ from .io import (
     write_qrels,
     write_run,
 )
-from .fusion import fuse
 from .measures import Measure, parse_measure
-from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
-from .significance import SignificanceTable
-from .ties import TieReport, tie_report
+from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .stats.table_exports import SignificanceTable
 
 __version__ = "0.1.0"
 

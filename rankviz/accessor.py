@@ -22,7 +22,8 @@ import inspect
 
 import pandas as pd
 
-from . import evaluation, ties
+from . import evaluation
+from .evaluation import tie_effects as ties
 
 __all__ = ["RankAccessor", "register"]
 

@@ -248,9 +248,7 @@ def tokenize(text: str) -> list[str]:
 
 # First sentence end: a period followed by white space and something that
 # starts a sentence; common abbreviations do not end a sentence.
-_SENTENCE_END = re.compile(
-    r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+(?=[A-Z0-9`'\"(])"
-)
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+(?=[A-Z0-9`'\"(])")
 _SIGNATURE_LINE = re.compile(r"^[\w.]+\s*\(.*\)")
 
 
@@ -353,8 +351,7 @@ def discover_modules(stdlib: Path) -> list[tuple[str, Path]]:
                     continue
                 # Only modules reachable through packages (every directory on
                 # the way has an __init__.py).
-                if all((stdlib.joinpath(*parts[:i]) / "__init__.py").is_file()
-                       for i in range(1, len(parts))):
+                if all((stdlib.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(1, len(parts))):
                     modules.append((".".join(parts), sub))
     return sorted(modules)
 
@@ -382,9 +379,7 @@ def _static_all(tree: ast.Module) -> frozenset[str] | None:
         return None
 
     for node in _module_level_statements(tree.body):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             values = node.value
         elif isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) == "__all__":
             values = node.value
@@ -512,8 +507,7 @@ def extract_entries(module: str, tree: ast.Module) -> list[Entry]:
             continue
         if isinstance(node, ast.ClassDef):
             init = next(
-                (n for n in node.body
-                 if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+                (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
                 None,
             )
             signature = _signature(init.args, drop_first=True) if init else ""
@@ -525,11 +519,9 @@ def extract_entries(module: str, tree: ast.Module) -> list[Entry]:
                 if item.name.startswith("_") or "overload" in decorators:
                     continue
                 signature = _signature(item.args, drop_first="staticmethod" not in decorators)
-                add(_entry(f"{qualname}.{item.name}", module, "method", qualname,
-                           signature, item))
+                add(_entry(f"{qualname}.{item.name}", module, "method", qualname, signature, item))
         else:
-            add(_entry(qualname, module, "function", None,
-                       _signature(node.args, drop_first=False), node))
+            add(_entry(qualname, module, "function", None, _signature(node.args, drop_first=False), node))
     return list(entries.values())
 
 
@@ -603,9 +595,12 @@ def _scope(entry: Entry) -> tuple[str, str]:
     return ("method", entry.owner) if entry.kind == "method" else (entry.kind, entry.module)
 
 
-def grade_related(target: Entry, entries_by_name: dict[str, Entry],
-                  scopes: dict[tuple[str, str], list[Entry]],
-                  namesakes: dict[tuple[str, str], list[Entry]]) -> set[str]:
+def grade_related(
+    target: Entry,
+    entries_by_name: dict[str, Entry],
+    scopes: dict[tuple[str, str], list[Entry]],
+    namesakes: dict[tuple[str, str], list[Entry]],
+) -> set[str]:
     """Qualified names of the entries judged partially relevant (grade 1).
 
     Rules, applied to every query's target entry:
@@ -632,8 +627,7 @@ def grade_related(target: Entry, entries_by_name: dict[str, Entry],
         other_terms = set(tokenize(other.name))
         if terms & other_terms and len(terms ^ other_terms) <= 1:
             related.add(other.qualname)
-    others = [e for e in namesakes[(target.kind, target.short_name)]
-              if e.module != target.module]
+    others = [e for e in namesakes[(target.kind, target.short_name)] if e.module != target.module]
     if len(others) <= MAX_NAMESAKES:
         related.update(e.qualname for e in others)
     related.discard(target.qualname)
@@ -655,8 +649,7 @@ def term_matrix(texts: list[list[str]], vocab: dict[str, int]) -> sp.csr_matrix:
             data.append(counts[term])
         indptr.append(len(indices))
     return sp.csr_matrix(
-        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64),
-         np.asarray(indptr, dtype=np.int64)),
+        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
         shape=(len(texts), len(vocab)),
     )
 
@@ -667,8 +660,7 @@ def _log(values: np.ndarray) -> np.ndarray:
     return np.array([math.log(v) for v in values.tolist()], dtype=np.float64)
 
 
-def bm25_scores(doc_tf: sp.csr_matrix, query_tf: sp.csr_matrix,
-                k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
+def bm25_scores(doc_tf: sp.csr_matrix, query_tf: sp.csr_matrix, k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
     """BM25 scores of every document for every query (dense, queries x docs).
 
     Uses Lucene's non-negative IDF ``log(1 + (N - df + 0.5) / (df + 0.5))``;
@@ -724,8 +716,7 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return order, np.take_along_axis(rounded, order, axis=1)
 
 
-def rrf(runs: list[tuple[np.ndarray, np.ndarray]], n_docs: int,
-        k: int = RRF_K) -> np.ndarray:
+def rrf(runs: list[tuple[np.ndarray, np.ndarray]], n_docs: int, k: int = RRF_K) -> np.ndarray:
     """Dense reciprocal-rank-fusion scores ``sum 1 / (k + rank)`` per query.
 
     Parameters
@@ -751,9 +742,13 @@ def _bigrams(terms: list[str]) -> set[tuple[str, str]]:
     return set(zip(terms, terms[1:]))
 
 
-def rerank_features(query_terms: list[list[str]], entries: list[Entry],
-                    doc_terms: list[list[str]], cand: np.ndarray,
-                    cand_scores: np.ndarray) -> dict[str, np.ndarray]:
+def rerank_features(
+    query_terms: list[list[str]],
+    entries: list[Entry],
+    doc_terms: list[list[str]],
+    cand: np.ndarray,
+    cand_scores: np.ndarray,
+) -> dict[str, np.ndarray]:
     """Features a (cheap) cross-encoder-like reranker uses on BM25's candidates.
 
     * ``bm25``: the BM25 score divided by the query's best BM25 score;
@@ -783,13 +778,13 @@ def rerank_features(query_terms: list[list[str]], entries: list[Entry],
             if own_name[d]:
                 features["name"][i, j] = len(own_name[d] & q_prefixes) / len(own_name[d])
             if q_bigrams:
-                features["bigram"][i, j] = (len(q_bigrams & _bigrams(doc_terms[d]))
-                                            / len(q_bigrams))
+                features["bigram"][i, j] = len(q_bigrams & _bigrams(doc_terms[d])) / len(q_bigrams)
     return features
 
 
-def rerank(features: dict[str, np.ndarray], cand: np.ndarray,
-           weights: dict[str, float] = RERANK_WEIGHTS) -> tuple[np.ndarray, np.ndarray]:
+def rerank(
+    features: dict[str, np.ndarray], cand: np.ndarray, weights: dict[str, float] = RERANK_WEIGHTS
+) -> tuple[np.ndarray, np.ndarray]:
     """Re-order candidates by a weighted sum of :func:`rerank_features`.
 
     Returns
@@ -858,8 +853,10 @@ def first_stage(collection: Collection, query_terms: list[list[str]]):
     """BM25 and TF-IDF top-:data:`FUSION_DEPTH` ``(indices, scores)`` lists."""
     query_tf = collection.query_tf(query_terms)
     runs = {}
-    for name, scores in (("bm25", bm25_scores(collection.doc_tf, query_tf)),
-                         ("tfidf", tfidf_scores(collection.doc_tf, query_tf))):
+    for name, scores in (
+        ("bm25", bm25_scores(collection.doc_tf, query_tf)),
+        ("tfidf", tfidf_scores(collection.doc_tf, query_tf)),
+    ):
         short = np.flatnonzero((scores > 0).sum(axis=1) < RUN_DEPTH)
         if len(short):  # cannot happen after split_queries(); be loud if it does
             raise SystemExit(f"{name}: queries with < {RUN_DEPTH} matches: {short}")
@@ -873,8 +870,7 @@ def run_systems(collection: Collection, query_terms: list[list[str]]):
     bm25_top, bm25_val = (a[:, :RUN_DEPTH] for a in first["bm25"])
     tfidf_top, tfidf_val = (a[:, :RUN_DEPTH] for a in first["tfidf"])
     fused = rrf([first["bm25"], first["tfidf"]], len(collection.entries))
-    features = rerank_features(query_terms, collection.entries, collection.doc_terms,
-                               bm25_top, bm25_val)
+    features = rerank_features(query_terms, collection.entries, collection.doc_terms, bm25_top, bm25_val)
     return {
         "bm25": (bm25_top, bm25_val),
         "bm25+rerank": rerank(features, bm25_top),
@@ -883,8 +879,7 @@ def run_systems(collection: Collection, query_terms: list[list[str]]):
     }
 
 
-def judge(collection: Collection, query_ids: list[str], targets: list[Entry],
-          systems) -> list[tuple[str, str, int]]:
+def judge(collection: Collection, query_ids: list[str], targets: list[Entry], systems) -> list[tuple[str, str, int]]:
     """Relevance judgements ``(query_id, doc_id, grade)``, sorted.
 
     2 for the target, 1 by :func:`grade_related`, 0 for the rest of the
@@ -938,8 +933,7 @@ def tune_reranker(collection: Collection, held_out: list[Entry]) -> None:
 def _gzip_bytes(text: str) -> bytes:
     """Gzip *text* deterministically (no file name, ``mtime=0``)."""
     buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, compresslevel=9,
-                       mtime=0) as fh:
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, compresslevel=9, mtime=0) as fh:
         fh.write(text.encode("utf-8"))
     return buffer.getvalue()
 
@@ -958,8 +952,9 @@ def _fmt(score: float) -> str:
     return f"{score:.{DECIMALS}f}"
 
 
-def serialise(collection: Collection, query_ids: list[str], query_texts: list[str],
-              qrels: list[tuple[str, str, int]], systems) -> dict[str, bytes]:
+def serialise(
+    collection: Collection, query_ids: list[str], query_texts: list[str], qrels: list[tuple[str, str, int]], systems
+) -> dict[str, bytes]:
     """The data files' contents, by file name (without ``metadata.json``)."""
     doc_ids = [e.qualname for e in collection.entries]
     # The run is stored "wide" -- one row per (query, document) retrieved by
@@ -979,8 +974,7 @@ def serialise(collection: Collection, query_ids: list[str], query_texts: list[st
         for d in sorted(cells):  # documents are numbered in doc_id order
             run_rows.append([qid, doc_ids[d], *(cells[d].get(s, "") for s in system_names)])
     documents = "".join(
-        json.dumps({"doc_id": e.qualname, "text": e.text}, ensure_ascii=False) + "\n"
-        for e in collection.entries
+        json.dumps({"doc_id": e.qualname, "text": e.text}, ensure_ascii=False) + "\n" for e in collection.entries
     )
     return {
         "documents.jsonl.gz": _gzip_bytes(documents),
@@ -993,11 +987,12 @@ def serialise(collection: Collection, query_ids: list[str], query_texts: list[st
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"output directory (default: {DEFAULT_OUT})")
-    parser.add_argument("--tune-reranker", action="store_true",
-                        help="grid-search the reranker weights on the held-out "
-                             "summaries, print the best and write nothing")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--tune-reranker",
+        action="store_true",
+        help="grid-search the reranker weights on the held-out summaries, print the best and write nothing",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
 
@@ -1042,20 +1037,21 @@ def main(argv: list[str] | None = None) -> int:
             "query_words": [MIN_QUERY_WORDS, MAX_QUERY_WORDS],
             "min_body_words": MIN_BODY_WORDS,
         },
-        "files": {name: hashlib.sha256(data).hexdigest()
-                  for name, data in sorted(payloads.items())},
+        "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(payloads.items())},
         "excluded_modules": EXCLUDED_MODULES,
         "modules": modules,
     }
-    payloads["metadata.json"] = (
-        json.dumps(metadata, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    payloads["metadata.json"] = (json.dumps(metadata, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
     args.out.mkdir(parents=True, exist_ok=True)
     for name in OUTPUT_FILES:
         (args.out / name).write_bytes(payloads[name])
-    print(f"{len(entries)} documents, {len(targets)} queries, {len(qrels)} qrels; "
-          f"{sum(map(len, payloads.values())) / 1e6:.2f} MB written to {args.out} "
-          f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    print(
+        f"{len(entries)} documents, {len(targets)} queries, {len(qrels)} qrels; "
+        f"{sum(map(len, payloads.values())) / 1e6:.2f} MB written to {args.out} "
+        f"in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -117,11 +117,15 @@ def data_hits(ax, box, renderer) -> list[str]:
     for line in ax.lines:
         if not line.get_visible():
             continue
-        xy = line.get_transform().transform(np.column_stack([line.get_xdata(orig=False), line.get_ydata(orig=False)]).astype(float))
+        xy = line.get_transform().transform(
+            np.column_stack([line.get_xdata(orig=False), line.get_ydata(orig=False)]).astype(float)
+        )
         drawn = line.get_linestyle() not in ("None", "none", "", " ") and line.get_linewidth() > 0
         if drawn and _polyline_hits(xy, inside, line.get_linewidth() * px / 2):
             hits.append(f"line {line.get_label()}")
-        elif line.get_marker() not in (None, "None", "none", "", " ") and _markers_hit(xy, inside, line.get_markersize() * px / 2):
+        elif line.get_marker() not in (None, "None", "none", "", " ") and _markers_hit(
+            xy, inside, line.get_markersize() * px / 2
+        ):
             hits.append(f"markers {line.get_label()}")
     for collection in ax.collections:
         if not collection.get_visible():
@@ -129,13 +133,20 @@ def data_hits(ax, box, renderer) -> list[str]:
         if isinstance(collection, LineCollection):
             transform = collection.get_transform()
             width = float(np.max(collection.get_linewidths(), initial=1.0)) * px / 2
-            if any(_polyline_hits(transform.transform(np.asarray(seg, float)), inside, width) for seg in collection.get_segments()):
+            if any(
+                _polyline_hits(transform.transform(np.asarray(seg, float)), inside, width)
+                for seg in collection.get_segments()
+            ):
                 hits.append("line collection")
         elif isinstance(collection, PathCollection):
             offsets = collection.get_offset_transform().transform(np.asarray(collection.get_offsets(), float))
             sizes = np.asarray(collection.get_sizes(), float)
             radius = np.sqrt(sizes if len(sizes) else np.array([36.0])) / 2 * px
-            radius = np.broadcast_to(radius, (len(offsets),)) if len(radius) in (1, len(offsets)) else np.full(len(offsets), radius.max())
+            radius = (
+                np.broadcast_to(radius, (len(offsets),))
+                if len(radius) in (1, len(offsets))
+                else np.full(len(offsets), radius.max())
+            )
             if any(_markers_hit(offsets[i : i + 1], inside, r) for i, r in enumerate(radius)):
                 hits.append("scatter points")
     return hits

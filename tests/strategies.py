@@ -7,9 +7,30 @@ from hypothesis import strategies as st
 
 # Doc ids that exercise byte order in tie-breaking (upper before lower case, '10' before '9') and hashing
 # (ids of every length class, long ones alike but for a few bytes, so run and qrels hash at different widths).
-DOC_POOL = ["a", "b", "D1", "d10", "d2", "d9", "X", "x", "e5", "E5", "f", "g", "h1", "h10", "h2", "z",
-            "doc-00000001", "doc-00000010", "clueweb12-0000tw-00-00001", "clueweb12-0000tw-00-00010",
-            "MSMARCO_passage_collection_id_7000001", "MSMARCO_passage_collection_id_7000010"]
+DOC_POOL = [
+    "a",
+    "b",
+    "D1",
+    "d10",
+    "d2",
+    "d9",
+    "X",
+    "x",
+    "e5",
+    "E5",
+    "f",
+    "g",
+    "h1",
+    "h10",
+    "h2",
+    "z",
+    "doc-00000001",
+    "doc-00000010",
+    "clueweb12-0000tw-00-00001",
+    "clueweb12-0000tw-00-00010",
+    "MSMARCO_passage_collection_id_7000001",
+    "MSMARCO_passage_collection_id_7000010",
+]
 
 
 @st.composite

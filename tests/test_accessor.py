@@ -24,7 +24,9 @@ def frame():
 
 def test_instance_call_is_pandas_rank(frame):
     pd.testing.assert_frame_equal(frame.rank(method="min"), PANDAS_RANK(frame, method="min"))
-    pd.testing.assert_frame_equal(frame[["a", "b"]].rank(axis=1, pct=True), PANDAS_RANK(frame[["a", "b"]], axis=1, pct=True))
+    pd.testing.assert_frame_equal(
+        frame[["a", "b"]].rank(axis=1, pct=True), PANDAS_RANK(frame[["a", "b"]], axis=1, pct=True)
+    )
 
 
 def test_class_access_is_pandas_function(frame):
@@ -72,16 +74,22 @@ def _run(code: str) -> str:
 
 def test_import_has_no_side_effects():
     # Nothing heavy or global: no pyplot, seaborn, ipywidgets; no logging handlers; no warnings.
-    assert _run(
-        "import sys, warnings, logging; warnings.simplefilter('error'); import rankviz;"
-        "print(sorted(m for m in ('matplotlib.pyplot', 'seaborn', 'ipywidgets') if m in sys.modules),"
-        " logging.getLogger().handlers, logging.getLogger('rankviz').handlers)"
-    ) == "[] [] []"
+    assert (
+        _run(
+            "import sys, warnings, logging; warnings.simplefilter('error'); import rankviz;"
+            "print(sorted(m for m in ('matplotlib.pyplot', 'seaborn', 'ipywidgets') if m in sys.modules),"
+            " logging.getLogger().handlers, logging.getLogger('rankviz').handlers)"
+        )
+        == "[] [] []"
+    )
     # matplotlib's rcParams are untouched (read without resolving the backend, which would import pyplot).
-    assert _run(
-        "import matplotlib; raw = lambda: {k: dict.__getitem__(matplotlib.rcParams, k) for k in dict.keys(matplotlib.rcParams)};"
-        "before = raw(); import rankviz; print(raw() == before)"
-    ) == "True"
+    assert (
+        _run(
+            "import matplotlib; raw = lambda: {k: dict.__getitem__(matplotlib.rcParams, k) for k in dict.keys(matplotlib.rcParams)};"
+            "before = raw(); import rankviz; print(raw() == before)"
+        )
+        == "True"
+    )
 
 
 @pytest.mark.slow

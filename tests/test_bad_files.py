@@ -38,8 +38,35 @@ LIMIT = 2**53
 QUERY_IDS = ["q1", "q2", "01", "1", "Q-3", "301"]
 DOC_IDS = ["d1", "D1", "d10", "doc-7", "FBIS3-1", "é", "a.b", "x"]
 SEPARATORS = [" ", "\t", "  ", " \t ", "\t\t", "\v", "\f"]
-BAD_SCORES = ["high", "nan", "NaN", "inf", "-inf", "Infinity", "1e999", "-1e400", "0x1p3", "1_000", "1.5abc", "\u0661", "1,5", "--1"]
-BAD_INTEGERS = ["1.7", "1e3", "one", "0x10", str(2**53 + 1), str(-(2**53) - 1), str(2**63), str(-(2**63) - 1), str(10**30), "+", "2-1"]
+BAD_SCORES = [
+    "high",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1e999",
+    "-1e400",
+    "0x1p3",
+    "1_000",
+    "1.5abc",
+    "\u0661",
+    "1,5",
+    "--1",
+]
+BAD_INTEGERS = [
+    "1.7",
+    "1e3",
+    "one",
+    "0x10",
+    str(2**53 + 1),
+    str(-(2**53) - 1),
+    str(2**63),
+    str(-(2**63) - 1),
+    str(10**30),
+    "+",
+    "2-1",
+]
 FOREIGN = ["\u00a0", "\u2003", "\u3000", "\u202f", "\x85", "\x1c", "\x00", "\ufeff"]
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -85,7 +112,11 @@ def file_line(draw, kind: str) -> Line:
     fields = draw(data_fields(kind))
     clean = " ".join(fields)
     n, numeric = (6, [3, 4]) if kind == "run" else (4, [3])
-    choice = draw(st.sampled_from(["clean", "clean", "clean", "extra", "missing", "number", "foreign", "comment", "hash", "blank"]))
+    choice = draw(
+        st.sampled_from(
+            ["clean", "clean", "clean", "extra", "missing", "number", "foreign", "comment", "hash", "blank"]
+        )
+    )
     if choice == "clean":
         return Line(_join(draw, fields), "data", clean)
     if choice == "extra":  # trec_eval ignores fields after the sixth of a run line; a qrels line must have four
@@ -104,7 +135,10 @@ def file_line(draw, kind: str) -> Line:
             return Line(" ".join(fields[: i + 1]) + char + " ".join(fields[i + 1 :]), "error")
         return Line(" ".join(fields[:i] + [fields[i] + char] + fields[i + 1 :]), "error")
     if choice == "comment":
-        return Line(draw(st.sampled_from(["#", "# a comment", "  # indented", "#\tq1 Q0 d1 1 2 t", "# caf\u00e9 \u00a0 nbsp"])), "comment")
+        return Line(
+            draw(st.sampled_from(["#", "# a comment", "  # indented", "#\tq1 Q0 d1 1 2 t", "# caf\u00e9 \u00a0 nbsp"])),
+            "comment",
+        )
     if choice == "hash":  # a query id starting with '#': a comment line for trec_eval 10, so for rankviz too
         return Line("#" + _join(draw, fields), "comment")
     return Line(draw(st.sampled_from(["", " ", "\t", " \t ", "\r"])), "skip")
@@ -171,7 +205,10 @@ def test_corrupted_trec_files_read_exactly_or_fail_naming_the_line(kind, data):
 
 @pytest.mark.parametrize("kind", ["run", "qrels", "topics"])
 @SETTINGS
-@given(raw=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8"))), how=st.sampled_from(["plain", "gzip", "truncated gzip"]))
+@given(
+    raw=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8"))),
+    how=st.sampled_from(["plain", "gzip", "truncated gzip"]),
+)
 def test_arbitrary_bytes_never_raise_anything_but_a_rankviz_error(kind, raw, how):
     if how != "plain":
         raw = gzip.compress(raw)
@@ -190,7 +227,11 @@ def test_arbitrary_bytes_never_raise_anything_but_a_rankviz_error(kind, raw, how
 
 
 @SETTINGS
-@given(value=st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([LIMIT, LIMIT + 1, -LIMIT, -LIMIT - 1, 2**63, 2**64 - 1])))
+@given(
+    value=st.one_of(
+        st.integers(-(2**70), 2**70), st.sampled_from([LIMIT, LIMIT + 1, -LIMIT, -LIMIT - 1, 2**63, 2**64 - 1])
+    )
+)
 def test_grades_are_exact_up_to_2_53_and_refused_beyond(value):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "qrels.txt")
@@ -199,7 +240,10 @@ def test_grades_are_exact_up_to_2_53_and_refused_beyond(value):
         if abs(value) <= LIMIT:
             assert rankviz.read_qrels(path)["relevance"].tolist() == [value]
         else:
-            with pytest.raises(rankviz.TrecFormatError, match=r"line 1: the relevance \(4th\) field must be an integer within \+-2\*\*53"):
+            with pytest.raises(
+                rankviz.TrecFormatError,
+                match=r"line 1: the relevance \(4th\) field must be an integer within \+-2\*\*53",
+            ):
                 rankviz.read_qrels(path)
 
 
@@ -229,14 +273,18 @@ def _write(tmp_path, name: str, data) -> str:
 
 def test_hash_lines_are_comments_with_one_warning_or_data_when_asked(tmp_path):
     path = _write(tmp_path, "run.txt", "#301 Q0 d9 1 9.0 t\nq1 Q0 d1 1 2.0 t\n# header\n")
-    with pytest.warns(rankviz.RankvizWarning, match=r"run\.txt: skipped 2 line\(s\) starting with '#'.*line 1: '#301 Q0 d9 1 9\.0 t'") as caught:
+    with pytest.warns(
+        rankviz.RankvizWarning, match=r"run\.txt: skipped 2 line\(s\) starting with '#'.*line 1: '#301 Q0 d9 1 9\.0 t'"
+    ) as caught:
         assert rankviz.read_run(path)["query_id"].tolist() == ["q1"]
     assert len(caught) == 1
     data = _write(tmp_path, "run2.txt", "#301 Q0 d9 1 9.0 t\nq1 Q0 d1 1 2.0 t\n")
     assert rankviz.read_run(data, comments=False)["query_id"].tolist() == ["#301", "q1"]
     qrels = _write(tmp_path, "qrels.txt", "#301 0 d9 1\nq1 0 d1 1\n")
     assert rankviz.read_qrels(qrels, comments=False)["query_id"].tolist() == ["#301", "q1"]
-    with pytest.raises(rankviz.TrecFormatError, match=r"line 1: expected 6 whitespace-separated fields .* found 2: '# header'"):
+    with pytest.raises(
+        rankviz.TrecFormatError, match=r"line 1: expected 6 whitespace-separated fields .* found 2: '# header'"
+    ):
         rankviz.read_run(_write(tmp_path, "run3.txt", "# header\nq1 Q0 d1 1 2.0 t\n"), comments=False)
 
 
@@ -268,14 +316,19 @@ def test_classic_trec_sgml_topics(tmp_path):
     assert topics.columns.tolist() == ["query_id", "text", "description", "narrative"]
     assert topics["query_id"].tolist() == ["301", "302"]
     assert topics["text"].tolist() == ["International Organized Crime", "Poliomyelitis and Post-Polio"]
-    assert topics["description"].tolist() == ["Identify organizations that participate in international criminal activity & drugs.", ""]
+    assert topics["description"].tolist() == [
+        "Identify organizations that participate in international criminal activity & drugs.",
+        "",
+    ]
     assert topics["narrative"].iloc[0] == "A relevant document must identify the organization."
 
 
 def test_gzip_files_read_by_their_magic_bytes_not_their_name(tmp_path):
     run = _write(tmp_path, "run.txt", gzip.compress(b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n"))
     qrels = _write(tmp_path, "qrels.dat", gzip.compress(b"q1 0 d2 1\n"))
-    topics = _write(tmp_path, "topics.xml", gzip.compress(b"<topics><topic number='q1'><query>x</query></topic></topics>"))
+    topics = _write(
+        tmp_path, "topics.xml", gzip.compress(b"<topics><topic number='q1'><query>x</query></topic></topics>")
+    )
     plain = _write(tmp_path, "plain.txt.gz", "q1 0 d2 1\n")  # a .gz name on a plain file is read as plain text
     assert rankviz.read_run(run)["doc_id"].tolist() == ["d1", "d2"]
     assert rankviz.read_qrels(qrels).equals(rankviz.read_qrels(plain))
@@ -293,26 +346,77 @@ _PACKED = gzip.compress(b"q1 0 d2 1\n" * 100)
 
 #: (reader, file name, content, the error's message after '<file>, ' or '<file>: ')
 BAD_FILES = {
-    "grade 2**63": ("qrels", "q.txt", "q1 0 d1 1\nq1 0 d2 9223372036854775808\n",
-                    r"line 2: the relevance \(4th\) field must be an integer within \+-2\*\*53 \(\+-9007199254740992, where "
-                    r"float64 stops being exact\), found '9223372036854775808': 'q1 0 d2 9223372036854775808'"),
-    "rank 2**64": ("run", "r.txt", "q1 Q0 d1 18446744073709551616 2.0 t\n", r"line 1: the rank \(4th\) field must be an integer within \+-2\*\*53"),
-    "grade 1e3": ("qrels", "e.txt", "q1 0 d1 1e3\n", r"line 1: the relevance \(4th\) field must be an integer, found '1e3'"),
-    "score nan": ("run", "r.txt", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 nan t\n",
-                  r"line 2: the score \(5th\) field must be a finite number, found 'nan' \(trec_eval's atof would read it as NaN"),
-    "score inf": ("run", "r.txt", "q1 Q0 d1 1 inf t\n", r"line 1: .* found 'inf' \(trec_eval's atof would read it as infinity"),
+    "grade 2**63": (
+        "qrels",
+        "q.txt",
+        "q1 0 d1 1\nq1 0 d2 9223372036854775808\n",
+        r"line 2: the relevance \(4th\) field must be an integer within \+-2\*\*53 \(\+-9007199254740992, where "
+        r"float64 stops being exact\), found '9223372036854775808': 'q1 0 d2 9223372036854775808'",
+    ),
+    "rank 2**64": (
+        "run",
+        "r.txt",
+        "q1 Q0 d1 18446744073709551616 2.0 t\n",
+        r"line 1: the rank \(4th\) field must be an integer within \+-2\*\*53",
+    ),
+    "grade 1e3": (
+        "qrels",
+        "e.txt",
+        "q1 0 d1 1e3\n",
+        r"line 1: the relevance \(4th\) field must be an integer, found '1e3'",
+    ),
+    "score nan": (
+        "run",
+        "r.txt",
+        "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 nan t\n",
+        r"line 2: the score \(5th\) field must be a finite number, found 'nan' \(trec_eval's atof would read it as NaN",
+    ),
+    "score inf": (
+        "run",
+        "r.txt",
+        "q1 Q0 d1 1 inf t\n",
+        r"line 1: .* found 'inf' \(trec_eval's atof would read it as infinity",
+    ),
     "score -Infinity": ("run", "r.txt", "q1 Q0 d1 1 -Infinity t\n", r"line 1: .* found '-Infinity' \(trec_eval's atof"),
     "score 1e400": ("run", "r.txt", "q1 Q0 d1 1 1e400 t\n", r"line 1: .* found '1e400' \(too large for a float64\)"),
-    "no-break space": ("qrels", "q.txt", "q1 0 d1 1\nq1 0 d2\u00a01\n",
-                       r"line 2: the line contains NO-BREAK SPACE \(U\+00A0\), which trec_eval does not read as a field separator"),
-    "old Mac line ends": ("qrels", "mac.txt", "q1 0 d1 1\rq1 0 d2 1\r", r"line 1: a carriage return \(CR\) inside the line, as old Mac files"),
+    "no-break space": (
+        "qrels",
+        "q.txt",
+        "q1 0 d1 1\nq1 0 d2\u00a01\n",
+        r"line 2: the line contains NO-BREAK SPACE \(U\+00A0\), which trec_eval does not read as a field separator",
+    ),
+    "old Mac line ends": (
+        "qrels",
+        "mac.txt",
+        "q1 0 d1 1\rq1 0 d2 1\r",
+        r"line 1: a carriage return \(CR\) inside the line, as old Mac files",
+    ),
     "NUL byte": ("qrels", "nul.txt", "q1 0 d1 1\nq1 0 d\x002 1\n", r"line 2: the line contains a NUL byte"),
-    "mark inside": ("qrels", "cat.txt", "q1 0 d1 1\n\ufeffq2 0 d2 1\n", r"line 2: the line contains a byte-order mark .* concatenated"),
+    "mark inside": (
+        "qrels",
+        "cat.txt",
+        "q1 0 d1 1\n\ufeffq2 0 d2 1\n",
+        r"line 2: the line contains a byte-order mark .* concatenated",
+    ),
     "zip archive": ("run", "a.zip", b"PK\x03\x04rest", r"is a zip archive; unpack it"),
-    "truncated gzip": ("qrels", "broken.gz", _PACKED[: len(_PACKED) // 2], r"the gzip-compressed data is corrupt or truncated"),
-    "gzip of latin-1": ("qrels", "latin.gz", gzip.compress("q1 0 d1 1\nq1 0 caf\xe9 1\n".encode("latin-1")), r"line 2: the file is not valid UTF-8"),
-    "<top> without <num>": ("topics", "topics.bad", "<top>\n<num> Number: 1\n</top>\n<top>\n<title> x\n</top>\n",
-                            r"line 4: a <top> topic without a <num>"),
+    "truncated gzip": (
+        "qrels",
+        "broken.gz",
+        _PACKED[: len(_PACKED) // 2],
+        r"the gzip-compressed data is corrupt or truncated",
+    ),
+    "gzip of latin-1": (
+        "qrels",
+        "latin.gz",
+        gzip.compress("q1 0 d1 1\nq1 0 caf\xe9 1\n".encode("latin-1")),
+        r"line 2: the file is not valid UTF-8",
+    ),
+    "<top> without <num>": (
+        "topics",
+        "topics.bad",
+        "<top>\n<num> Number: 1\n</top>\n<top>\n<title> x\n</top>\n",
+        r"line 4: a <top> topic without a <num>",
+    ),
     "only comments": ("run", "run.txt", "# only\n", r"the file has no run lines \(1 comment line"),
 }
 
@@ -328,8 +432,14 @@ def test_bad_file_is_refused_naming_the_file_and_line(tmp_path, case):
 
 
 def test_grades_up_to_2_53_are_exact_and_dicts_are_checked_too(tmp_path):
-    assert rankviz.read_qrels(_write(tmp_path, "ok.txt", f"q1 0 d1 {LIMIT}\nq1 0 d2 2.0\n"))["relevance"].tolist() == [LIMIT, 2]
-    with pytest.raises(rankviz.InputError, match=r"qrels_from_dict: relevance grades must be integers within \+-2\*\*53; the grade of \('q1', 'd1'\) is 9223372036854775808"):
+    assert rankviz.read_qrels(_write(tmp_path, "ok.txt", f"q1 0 d1 {LIMIT}\nq1 0 d2 2.0\n"))["relevance"].tolist() == [
+        LIMIT,
+        2,
+    ]
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"qrels_from_dict: relevance grades must be integers within \+-2\*\*53; the grade of \('q1', 'd1'\) is 9223372036854775808",
+    ):
         rankviz.qrels_from_dict({"q1": {"d1": 2**63}})
     with pytest.raises(rankviz.InputError, match=r"\('q1', 'd1'\) is 'high'"):
         rankviz.qrels_from_dict({"q1": {"d1": "high"}})
@@ -369,6 +479,10 @@ def test_written_files_read_back_as_written(tmp_path):
     with pytest.raises(rankviz.InputError, match=r"starts with '#', which trec_eval 10 and read_run read as a comment"):
         rankviz.write_run(run, tmp_path / "r.txt")
     with pytest.raises(rankviz.InputError, match="empty or contains whitespace"):
-        rankviz.write_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["a\u00a0b"], "relevance": [1]}), tmp_path / "q.txt")
+        rankviz.write_qrels(
+            pd.DataFrame({"query_id": ["q"], "doc_id": ["a\u00a0b"], "relevance": [1]}), tmp_path / "q.txt"
+        )
     with pytest.raises(rankviz.InputError, match="every score must be a finite number"):
-        rankviz.write_run(pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [float("inf")]}), tmp_path / "r.txt")
+        rankviz.write_run(
+            pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [float("inf")]}), tmp_path / "r.txt"
+        )

@@ -88,14 +88,18 @@ def test_per_query_lists_with_missing_float_and_int_entries(lists, gold):
     pd.testing.assert_frame_equal(frame, copy)
 
 
-entries = st.one_of(st.booleans(), st.integers(0, 3), st.sampled_from(MISSING), st.sampled_from([1.0, 0.0, 1.5, 2.0**60]))
+entries = st.one_of(
+    st.booleans(), st.integers(0, 3), st.sampled_from(MISSING), st.sampled_from([1.0, 0.0, 1.5, 2.0**60])
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(vectors=st.lists(st.lists(entries, max_size=6), min_size=1, max_size=4))
 def test_relevance_vectors_with_missing_float_and_huge_entries(vectors):
     frame = pd.DataFrame({"query": [f"q{i}" for i in range(len(vectors))], "relevance": vectors})
-    bad = any(isinstance(v, float) and not math.isnan(v) and (v != int(v) or abs(v) > 2**53) for row in vectors for v in row)
+    bad = any(
+        isinstance(v, float) and not math.isnan(v) and (v != int(v) or abs(v) > 2**53) for row in vectors for v in row
+    )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rankviz.RankvizWarning)
@@ -113,7 +117,9 @@ def test_relevance_vectors_with_missing_float_and_huge_entries(vectors):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    values=st.lists(st.one_of(st.floats(0, 1), st.sampled_from([float("nan"), float("inf")])), min_size=24, max_size=24),
+    values=st.lists(
+        st.one_of(st.floats(0, 1), st.sampled_from([float("nan"), float("inf")])), min_size=24, max_size=24
+    ),
     repeat=st.booleans(),
 )
 def test_per_query_tables_with_missing_values_and_repeats(values, repeat):
@@ -123,8 +129,10 @@ def test_per_query_tables_with_missing_values_and_repeats(values, repeat):
     if repeat:
         table = pd.concat([table, table.iloc[[3]]], ignore_index=True)
     bad = repeat or not np.isfinite(values).all()
-    for call in (lambda t: stats.compare(t, baseline="a", n_resamples=100, rng=0),
-                 lambda t: stats.bootstrap(t, "AP", n_resamples=100, rng=0)):
+    for call in (
+        lambda t: stats.compare(t, baseline="a", n_resamples=100, rng=0),
+        lambda t: stats.bootstrap(t, "AP", n_resamples=100, rng=0),
+    ):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", rankviz.RankvizWarning)
@@ -142,7 +150,9 @@ def test_per_query_tables_with_missing_values_and_repeats(values, repeat):
 
 
 def test_missing_entry_keeps_its_rank_and_ranked_list_shows_it():
-    frame = pd.DataFrame({"query_id": ["q1", "q2"], "retrieved": [[None, "b", "c"], ["d", "e"]], "relevant": [["b"], ["d"]]})
+    frame = pd.DataFrame(
+        {"query_id": ["q1", "q2"], "retrieved": [[None, "b", "c"], ["d", "e"]], "relevant": [["b"], ["d"]]}
+    )
     table = rankviz.evaluate(frame, ["RR"], per_query=True)
     assert table["RR"].tolist() == [0.5, 1.0]
     listed = rankviz.ranked_list(frame, "q1")
@@ -178,23 +188,32 @@ def test_huge_grades_are_refused_in_frames_and_dicts():
 def test_doc_ids_read_as_numbers_warn():
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": [123, 124], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["00123"], "relevance": [1]})
-    with pytest.warns(rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"):
+    with pytest.warns(
+        rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"
+    ):
         rankviz.evaluate(run, "RR", qrels)
 
 
 def test_run_and_qrels_sharing_no_doc_id_warn():
     run = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 5, "doc_id": [f"doc{i} " for i in range(10)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["doc1", "doc6"], "relevance": [1, 1]})
-    with pytest.warns(rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged.*'doc0 '"):
+    with pytest.warns(
+        rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged.*'doc0 '"
+    ):
         assert rankviz.evaluate(run, "RR", qrels)["RR"].item() == 0.0
 
 
 def test_messages_that_used_to_mislead():
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"] * 500, "doc_id": [f"d{i}" for i in range(500)], "relevance": 1})
-    with pytest.raises(rankviz.UnknownOptionError, match=r"'per_query': it returns one mean per system.*rankviz\.evaluate"):
+    with pytest.raises(
+        rankviz.UnknownOptionError, match=r"'per_query': it returns one mean per system.*rankviz\.evaluate"
+    ):
         run.rank.mrr(qrels=qrels, per_query=True)
-    with pytest.raises(rankviz.InputError, match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead\. Were the qrels passed by position\?") as info:
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead\. Were the qrels passed by position\?",
+    ) as info:
         run.rank.mrr(qrels)
     assert len(str(info.value)) < 250  # never the whole frame
 
@@ -203,7 +222,10 @@ def test_messages_that_used_to_mislead():
             return run
 
     DataFrame.__module__ = "polars.dataframe.frame"
-    with pytest.raises(rankviz.InputError, match=r"must be a pandas DataFrame\. Got polars\.DataFrame instead\. Convert it first with \.to_pandas\(\)"):
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"must be a pandas DataFrame\. Got polars\.DataFrame instead\. Convert it first with \.to_pandas\(\)",
+    ):
         rankviz.evaluate(DataFrame(), "RR", qrels)
 
 
@@ -217,10 +239,12 @@ def test_pytrec_eval_style_run_dict_is_a_run():
 
 
 def test_a_query_id_with_two_texts_is_said_not_silently_overwritten():
-    from rankviz._tables import query_texts
+    from rankviz._core.per_query import query_texts
 
     queries = pd.DataFrame({"query_id": ["q1", "q2", "q1"], "text": ["first text", "other", "second text"]})
-    with pytest.warns(rankviz.DuplicateTextWarning, match=r"query 'q1' has two different texts \('first text' and 'second text'\)"):
+    with pytest.warns(
+        rankviz.DuplicateTextWarning, match=r"query 'q1' has two different texts \('first text' and 'second text'\)"
+    ):
         texts = query_texts(queries, "failures")
     assert texts == {"q1": "first text", "q2": "other"}
     same = pd.DataFrame({"query_id": ["q1", "q1"], "text": ["same", "same"]})

@@ -277,12 +277,20 @@ def shared_pages(tmp_path_factory):
         _unavailable(f"{COVID} not found (the TREC-COVID runs the reports are built from)")
     from rankviz.report import build_report, render_notebooks
 
-    pages = {p.stem: p for p in render_notebooks(ROOT / "notebooks", BUILD, timeout=600, quiet=True) if p.stem != "index"}
+    pages = {
+        p.stem: p for p in render_notebooks(ROOT / "notebooks", BUILD, timeout=600, quiet=True) if p.stem != "index"
+    }
     runs = tmp_path_factory.mktemp("runs")
     for n in REPORT_SIZES:
         out = BUILD / "reports" / f"report_{n}_runs.html"
-        build_report(COVID / "qrels-rnd1.txt", _generated_runs(runs, n), output=out, topics=COVID / "topics.covid-round1.xml",
-                     n_resamples=5000, quiet=True)  # fmt: skip; 5000: Holm over 245 comparisons can reach 0.05
+        build_report(
+            COVID / "qrels-rnd1.txt",
+            _generated_runs(runs, n),
+            output=out,
+            topics=COVID / "topics.covid-round1.xml",
+            n_resamples=5000,
+            quiet=True,
+        )  # fmt: skip; 5000: Holm over 245 comparisons can reach 0.05
         pages[out.stem] = out
     return pages
 

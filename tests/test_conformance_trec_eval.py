@@ -8,7 +8,7 @@ measures rankviz defines must agree to 4 decimals.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -33,7 +33,7 @@ MEASURES = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _expected(name: str) -> dict:
     rows = {}
     for line in shared_path("trec_eval", name).read_text().splitlines():
@@ -42,7 +42,7 @@ def _expected(name: str) -> dict:
     return rows
 
 
-@lru_cache(maxsize=None)
+@cache
 def _evaluated(config: str):
     out, qrels, run, options = CONFIGS[config]
     options = dict(options)
@@ -72,7 +72,9 @@ def test_matches_trec_eval(config, trec_name):
         if measure != trec_name:
             continue
         got = table[column].mean() if qid == "all" else table.loc[qid, column]
-        assert abs(got - float(value)) <= 0.00005 + 1e-12, f"{trec_name} for query {qid}: trec_eval {value}, rankviz {got!r}"
+        assert abs(got - float(value)) <= 0.00005 + 1e-12, (
+            f"{trec_name} for query {qid}: trec_eval {value}, rankviz {got!r}"
+        )
         checked += 1
     assert checked == 4  # three queries (301-303) and the "all" line
 

@@ -21,8 +21,8 @@ distributed = pytest.importorskip("distributed")
 
 import rankviz  # noqa: E402
 import rankviz.dask  # noqa: E402
-from rankviz.measures import parse_measures  # noqa: E402
-from rankviz.trec_output import expand_trec_names  # noqa: E402
+from rankviz.cli.trec_output import expand_trec_names
+from rankviz.measures import parse_measures
 
 from .conftest import shared_path  # noqa: E402
 
@@ -32,7 +32,11 @@ FEW = ["RR@10", "nDCG@10", "AP", "R@100", "P@5", "Rprec", "Success@10", "bpref"]
 
 def _local_cluster(workers: int) -> distributed.LocalCluster:
     return distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", memory_limit="1.5GB",
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        memory_limit="1.5GB",
         dashboard_address=":0",
     )
 
@@ -64,17 +68,21 @@ def _generated(n_queries: int, depth: int, seed: int = 0) -> tuple[pd.DataFrame,
     rng = np.random.default_rng(seed)
     q = np.repeat(np.arange(n_queries), depth)
     doc = np.tile(np.arange(depth), n_queries) * 7 + q % 5
-    run = pd.DataFrame({
-        "query_id": pd.array([f"q{x}" for x in q], dtype="str"),
-        "doc_id": pd.array([f"d{x}" for x in doc], dtype="str"),
-        "score": np.round(rng.random(len(q)) * 50, 1),  # one decimal: many ties
-    })
+    run = pd.DataFrame(
+        {
+            "query_id": pd.array([f"q{x}" for x in q], dtype="str"),
+            "doc_id": pd.array([f"d{x}" for x in doc], dtype="str"),
+            "score": np.round(rng.random(len(q)) * 50, 1),  # one decimal: many ties
+        }
+    )
     judged = rng.integers(0, depth * 7 + 5, size=(n_queries + 20, 15))  # 20 judged queries the run never retrieves
-    qrels = pd.DataFrame({
-        "query_id": np.repeat([f"q{x}" for x in range(n_queries + 20)], 15),
-        "doc_id": [f"d{x}" for x in judged.ravel()],
-        "relevance": rng.integers(0, 3, size=judged.size),
-    }).drop_duplicates(["query_id", "doc_id"], ignore_index=True)
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat([f"q{x}" for x in range(n_queries + 20)], 15),
+            "doc_id": [f"d{x}" for x in judged.ravel()],
+            "relevance": rng.integers(0, 3, size=judged.size),
+        }
+    ).drop_duplicates(["query_id", "doc_id"], ignore_index=True)
     order = rng.permutation(len(run))  # every query's rows spread over every input partition
     return run.iloc[order].reset_index(drop=True), qrels
 
@@ -122,12 +130,15 @@ def test_trec_covid_every_measure_same_as_pandas(client, tmp_path):
 
 def test_missing_queries_and_systems_without_some_queries(client):
     run, qrels = _generated(60, 30)
-    run = pd.concat([run.assign(system="a"), run[~run["query_id"].isin(["q1", "q2"])].assign(system="b")],
-                    ignore_index=True)
+    run = pd.concat(
+        [run.assign(system="a"), run[~run["query_id"].isin(["q1", "q2"])].assign(system="b")], ignore_index=True
+    )
     ddf = dd.from_pandas(run, npartitions=5, sort=False)
     for missing in ("zero", "drop"):
-        _same(ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True, missing=missing),
-              rankviz.evaluate(run, FEW, qrels, per_query=True, missing=missing))
+        _same(
+            ddf.rankviz.evaluate(FEW, qrels=qrels, per_query=True, missing=missing),
+            rankviz.evaluate(run, FEW, qrels, per_query=True, missing=missing),
+        )
     with pytest.raises(rankviz.InputError) as pandas_error:
         rankviz.evaluate(run, FEW, qrels, missing="error")
     with pytest.raises(rankviz.InputError) as dask_error:
@@ -138,7 +149,9 @@ def test_missing_queries_and_systems_without_some_queries(client):
 def test_closed_world_and_score_dtype(client):
     run, qrels = _generated(40, 20, seed=3)
     graded = run.merge(qrels, on=["query_id", "doc_id"], how="left")
-    graded = pd.concat([graded.assign(system="a"), graded[graded["query_id"] != "q3"].assign(system="b")], ignore_index=True)
+    graded = pd.concat(
+        [graded.assign(system="a"), graded[graded["query_id"] != "q3"].assign(system="b")], ignore_index=True
+    )
     ddf = dd.from_pandas(graded, npartitions=4, sort=False)
     with pytest.warns(rankviz.ClosedWorldWarning):
         expected = rankviz.evaluate(graded, FEW, per_query=True, score_dtype="float32")
@@ -156,7 +169,19 @@ def test_million_rows_split_across_partitions_with_duplicates(client):
     ddf = dd.from_pandas(run, npartitions=16, sort=False)
     first_rows = ddf.partitions[0].compute()
     assert first_rows["query_id"].nunique() == 1_000  # every query has rows in the first partition and in others
-    measures = ["RR@10", "nDCG@10", "AP", "R@100", "P@5", "Rprec", "Success@10", "bpref", "infAP", "ERR@20", "RBP(p=0.8)"]
+    measures = [
+        "RR@10",
+        "nDCG@10",
+        "AP",
+        "R@100",
+        "P@5",
+        "Rprec",
+        "Success@10",
+        "bpref",
+        "infAP",
+        "ERR@20",
+        "RBP(p=0.8)",
+    ]
     expected = rankviz.evaluate(run, measures, qrels, per_query=True, duplicates="first")
     _same(ddf.rankviz.evaluate(measures, qrels=qrels, per_query=True, duplicates="first"), expected)
     with pytest.raises(rankviz.DuplicateError) as pandas_error:
@@ -220,7 +245,9 @@ def test_read_run_gzip_plain_and_parquet_round_trip(client, tmp_path):
     (tmp_path / "a.txt").write_text(text)
     (tmp_path / "b.txt.gz").write_bytes(gzip.compress(text.replace(" t\n", " u\n").encode()))
     run = rankviz.dask.read_run(str(tmp_path / "*.txt*"), blocksize=1_000)
-    expected = pd.concat([rankviz.read_run(tmp_path / "a.txt"), rankviz.read_run(tmp_path / "b.txt.gz")], ignore_index=True)
+    expected = pd.concat(
+        [rankviz.read_run(tmp_path / "a.txt"), rankviz.read_run(tmp_path / "b.txt.gz")], ignore_index=True
+    )
     got = run.compute().reset_index(drop=True)
     # read_run keeps the tag as a categorical; concatenating two files' categories gives str in pandas and their
     # union in Dask: compare the tags as text
@@ -293,8 +320,9 @@ def test_cli_eval_dask_matches_pandas(client, tmp_path):
     args = [str(folder / "qrels-rnd1.txt"), str(folder / "runs" / "BERT"), "-m", "map", "ndcg_cut_10", "P_5"]
     plain = subprocess.run([sys.executable, "-m", "rankviz", "eval", *args], capture_output=True, text=True)
     address = client.scheduler.address
-    on_dask = subprocess.run([sys.executable, "-m", "rankviz", "eval", "--dask", address, *args],
-                             capture_output=True, text=True)
+    on_dask = subprocess.run(
+        [sys.executable, "-m", "rankviz", "eval", "--dask", address, *args], capture_output=True, text=True
+    )
     assert on_dask.returncode == 0, on_dask.stderr
     assert on_dask.stdout == plain.stdout
 

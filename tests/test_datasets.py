@@ -20,8 +20,7 @@ SYSTEMS = {"bm25", "tfidf", "rrf", "bm25+rerank"}
 DEPTH = 100
 DATA = resources.files("rankviz.datasets") / "data"
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "make_example_dataset.py"
-DATA_FILES = ("documents.jsonl.gz", "queries.tsv.gz", "qrels.tsv.gz", "run.tsv.gz",
-              "metadata.json")
+DATA_FILES = ("documents.jsonl.gz", "queries.tsv.gz", "qrels.tsv.gz", "run.tsv.gz", "metadata.json")
 
 # The dtype pandas infers for a column of Python strings: ``str`` on pandas 3,
 # ``object`` on pandas 2.  The loaders must not force anything else.
@@ -76,11 +75,18 @@ def test_columns_and_dtypes(example, documents):
     assert list(qrels.columns) == ["query_id", "doc_id", "relevance"]
     assert list(queries.columns) == ["query_id", "text"]
     assert list(documents.columns) == ["doc_id", "title", "text"]
-    for frame, column in [(run, "system"), (run, "query_id"), (run, "doc_id"),
-                          (qrels, "query_id"), (qrels, "doc_id"),
-                          (queries, "query_id"), (queries, "text"),
-                          (documents, "doc_id"), (documents, "title"),
-                          (documents, "text")]:
+    for frame, column in [
+        (run, "system"),
+        (run, "query_id"),
+        (run, "doc_id"),
+        (qrels, "query_id"),
+        (qrels, "doc_id"),
+        (queries, "query_id"),
+        (queries, "text"),
+        (documents, "doc_id"),
+        (documents, "title"),
+        (documents, "text"),
+    ]:
         assert frame[column].dtype == DEFAULT_STRING_DTYPE, column
         assert frame[column].notna().all(), column
     assert run["rank"].dtype == np.int64
@@ -111,8 +117,7 @@ def test_grades(example):
     assert set(targets.index) == set(queries["query_id"])
     assert (targets == 1).all()
     # Grade 1 is "a few related entries", not a large share of the corpus.
-    related = (qrels[qrels["relevance"] == 1].groupby("query_id").size()
-               .reindex(queries["query_id"], fill_value=0))
+    related = qrels[qrels["relevance"] == 1].groupby("query_id").size().reindex(queries["query_id"], fill_value=0)
     assert related.max() <= 15
     assert 0.2 < (related > 0).mean() < 0.9
 
@@ -173,11 +178,13 @@ def test_reranker_reorders_the_same_documents(example):
     run, qrels, _ = example
     bm25 = run[run["system"] == "bm25"]
     reranked = run[run["system"] == "bm25+rerank"]
-    same_set = (bm25.groupby("query_id")["doc_id"].apply(frozenset)
-                == reranked.groupby("query_id")["doc_id"].apply(frozenset))
+    same_set = bm25.groupby("query_id")["doc_id"].apply(frozenset) == reranked.groupby("query_id")["doc_id"].apply(
+        frozenset
+    )
     assert same_set.all()
-    order_changed = (bm25.groupby("query_id")["doc_id"].apply(tuple)
-                     != reranked.groupby("query_id")["doc_id"].apply(tuple))
+    order_changed = bm25.groupby("query_id")["doc_id"].apply(tuple) != reranked.groupby("query_id")["doc_id"].apply(
+        tuple
+    )
     assert order_changed.mean() > 0.5
     assert _mrr_at_10(reranked, qrels) > _mrr_at_10(bm25, qrels) + 0.02
 
@@ -228,8 +235,7 @@ def test_data_size_under_3_mb():
 
 
 def _generate(out: Path) -> dict[str, bytes]:
-    subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], check=True,
-                   capture_output=True, timeout=600)
+    subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], check=True, capture_output=True, timeout=600)
     return {name: (out / name).read_bytes() for name in DATA_FILES}
 
 

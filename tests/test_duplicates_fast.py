@@ -1,7 +1,7 @@
 """The hashed duplicate check and qrels join agree with exact, dictionary-based answers.
 
 rankviz finds repeated (query, doc) rows and judged rows through 64-bit hashes of the
-doc ids read from a few 8-byte windows (``rankviz._hashing``), then confirms every
+doc ids read from a few 8-byte windows (``rankviz._core.hashing``), then confirms every
 candidate on the real strings. These tests pin the two promises: a real duplicate is
 always found (and reported or dropped exactly as before), and a hash collision never
 causes an error or a wrong grade -- including adversarial ids that share their first,
@@ -18,8 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz import _hashing, _judged, _ranks, _row_keys
-from rankviz._options import EvalOptions
+from rankviz._core import hashing as _hashing
+from rankviz._core import hit_ranks as _ranks
+from rankviz._core import judged as _judged
+from rankviz._core import row_hashes as _row_keys
+from rankviz._core.options import EvalOptions
 
 # Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
 pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
@@ -40,7 +43,9 @@ def _frame(queries, docs, scores, systems=None):
 def _reference_keep(run: pd.DataFrame) -> pd.DataFrame:
     """duplicates='first' by the book: per (system, query, doc) the highest score, ties to the first row."""
     keys = [c for c in ("system", "query_id", "doc_id") if c in run.columns]
-    ordered = run.assign(_row=np.arange(len(run))).sort_values(["score", "_row"], ascending=[False, True], kind="stable")
+    ordered = run.assign(_row=np.arange(len(run))).sort_values(
+        ["score", "_row"], ascending=[False, True], kind="stable"
+    )
     return ordered.drop_duplicates(keys, keep="first").sort_values("_row").drop(columns="_row").reset_index(drop=True)
 
 
@@ -65,7 +70,21 @@ def _adversarial_ids(n: int, length: int = 48) -> list[str]:
 
 
 def test_equal_strings_get_equal_hashes_whatever_the_array_layout():
-    values = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "é", "日本語の文書", "x" * 16, "y" * 24, "z" * 40, "w" * 41, "q" * 200]
+    values = [
+        "",
+        "a",
+        "ab",
+        "abcdefg",
+        "abcdefgh",
+        "abcdefghi",
+        "é",
+        "日本語の文書",
+        "x" * 16,
+        "y" * 24,
+        "z" * 40,
+        "w" * 41,
+        "q" * 200,
+    ]
     plain = _hashing.string_hashes(pa.array(values, pa.string()))
     large = _hashing.string_hashes(pa.array(values, pa.large_string()))
     chunked = _hashing.string_hashes(pa.chunked_array([pa.array(values[:5]), pa.array(values[5:])]))
@@ -133,15 +152,20 @@ def test_partitioned_round_gives_the_same_rows_on_threads_and_alone(monkeypatch)
 
 
 @settings(max_examples=50, deadline=None)
-@given(values=st.lists(st.sampled_from(["q1", "q2", "q10", "é", "a b", "x" * 30]), min_size=1, max_size=40),
-       cut=st.integers(0, 40))
+@given(
+    values=st.lists(st.sampled_from(["q1", "q2", "q10", "é", "a b", "x" * 30]), min_size=1, max_size=40),
+    cut=st.integers(0, 40),
+)
 def test_encoding_in_two_halves_equals_one_pass(values, cut):
     """Long id columns are dictionary-encoded in two halves on two threads: the same codes and the same values in
     order of first appearance as one pass, whatever the chunks and whether the halves share values."""
-    from rankviz import _codes
+    from rankviz._core import id_codes as _codes
 
     cut = min(cut, len(values))
-    arrays = [pa.array(values), pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])]
+    arrays = [
+        pa.array(values),
+        pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())]),
+    ]
     for arr in arrays:
         one_codes, one_values = _codes._encode_one(arr)
         with pytest.MonkeyPatch.context() as patch:
@@ -207,7 +231,9 @@ def test_error_names_examples_and_counts_repeated_rows():
 def test_first_keeps_highest_score_then_first_occurrence():
     # 'a' twice: the second row scores higher and must win; 'b' twice with equal scores: the first row wins.
     run = _frame(["q"] * 5, ["a", "b", "a", "b", "c"], [1.0, 2.0, 5.0, 2.0, 3.0])
-    judged = _judged.judge(run, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), EvalOptions(duplicates="first"))
+    judged = _judged.judge(
+        run, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), EvalOptions(duplicates="first")
+    )
     assert judged.num_ret.tolist() == [3]
     assert judged.hit_rank.tolist() == [1]
 
@@ -265,7 +291,9 @@ def test_many_rows_both_orders_and_duplicates_first(tmp_path):
     qrels = run.sample(2000, random_state=3)[["query_id", "doc_id"]].assign(relevance=rng.integers(0, 4, 2000))
     base = rankviz.evaluate(run, ["RR@10", "nDCG@10", "AP", "R@100"], qrels, per_query=True)
     shuffled = run.sample(frac=1.0, random_state=5).reset_index(drop=True)
-    pd.testing.assert_frame_equal(rankviz.evaluate(shuffled, ["RR@10", "nDCG@10", "AP", "R@100"], qrels, per_query=True), base)
+    pd.testing.assert_frame_equal(
+        rankviz.evaluate(shuffled, ["RR@10", "nDCG@10", "AP", "R@100"], qrels, per_query=True), base
+    )
     extra = run.sample(25, random_state=11).assign(score=-5.0)
     repeated = pd.concat([shuffled, extra], ignore_index=True).sample(frac=1.0, random_state=13).reset_index(drop=True)
     with pytest.raises(rankviz.DuplicateError, match=r"\(25 repeated rows\)"):
@@ -281,19 +309,32 @@ def test_rows_hashed_in_pieces_give_the_same_answers(monkeypatch):
     n_q, depth = 60, 50
     queries = np.repeat([f"q{i}" for i in range(n_q)], depth)
     docs = np.array([f"d{i}" for i in rng.permutation(n_q * depth)])
-    run = _frame(np.tile(queries, 2), np.tile(docs, 2), rng.random(2 * n_q * depth).round(2), systems=np.repeat(["A", "B"], n_q * depth))
-    qrels = run[run["system"] == "A"].sample(400, random_state=2)[["query_id", "doc_id"]].assign(relevance=rng.integers(0, 3, 400))
+    run = _frame(
+        np.tile(queries, 2),
+        np.tile(docs, 2),
+        rng.random(2 * n_q * depth).round(2),
+        systems=np.repeat(["A", "B"], n_q * depth),
+    )
+    qrels = (
+        run[run["system"] == "A"]
+        .sample(400, random_state=2)[["query_id", "doc_id"]]
+        .assign(relevance=rng.integers(0, 3, 400))
+    )
     qrels = qrels[qrels["query_id"] != "q7"]  # q7 unjudged: its rows are left out before the scan
     measures = ["RR@10", "nDCG@10", "AP", "R@20"]
     repeats = run.iloc[[0, depth - 1, 5 * depth, 2 * n_q * depth - 1]].assign(score=-1.0)
-    repeated = pd.concat([run, repeats], ignore_index=True).sort_values(["system", "query_id"], kind="stable", ignore_index=True)
+    repeated = pd.concat([run, repeats], ignore_index=True).sort_values(
+        ["system", "query_id"], kind="stable", ignore_index=True
+    )
     whole = rankviz.evaluate(run, measures, qrels, per_query=True)
     first = rankviz.evaluate(repeated, measures, qrels, per_query=True, duplicates="first")
     pd.testing.assert_frame_equal(first, whole)
     for piece in (1, 37, depth, 1000):
         monkeypatch.setattr(_row_keys, "_PIECE_ROWS", piece)
         pd.testing.assert_frame_equal(rankviz.evaluate(run, measures, qrels, per_query=True), whole)
-        pd.testing.assert_frame_equal(rankviz.evaluate(repeated, measures, qrels, per_query=True, duplicates="first"), whole)
+        pd.testing.assert_frame_equal(
+            rankviz.evaluate(repeated, measures, qrels, per_query=True, duplicates="first"), whole
+        )
         with pytest.raises(rankviz.DuplicateError, match=r"\(4 repeated rows\)"):
             rankviz.evaluate(repeated, measures, qrels)
 
@@ -361,7 +402,9 @@ def test_doc_ids_spread_over_arrow_chunks():
     run = pd.concat(parts, ignore_index=True)
     assert pa.array(run["doc_id"], from_pandas=True).num_chunks == 3
     flat = _frame(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist())
-    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["b", "c", "e", "a"], "relevance": [1, 2, 1, 3]})
+    qrels = pd.DataFrame(
+        {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["b", "c", "e", "a"], "relevance": [1, 2, 1, 3]}
+    )
     measures = ["RR", "nDCG", "AP", "R@2"]
     got = rankviz.evaluate(run, measures, qrels, per_query=True)
     pd.testing.assert_frame_equal(got, rankviz.evaluate(flat, measures, qrels, per_query=True))
@@ -411,8 +454,13 @@ def test_a_string_hashes_the_same_whatever_else_is_in_its_array(ids, other):
 
 def test_long_run_ids_match_short_qrels_ids():
     """A regression: run doc ids over 8 bytes made every short judged id miss (a silent zero)."""
-    run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a-very-long-document-id-0001", "b", "mid-length-id"],
-                        "score": [3.0, 2.0, 1.0]})
+    run = pd.DataFrame(
+        {
+            "query_id": ["q1"] * 3,
+            "doc_id": ["a-very-long-document-id-0001", "b", "mid-length-id"],
+            "score": [3.0, 2.0, 1.0],
+        }
+    )
     qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "mid-length-id"], "relevance": [1, 2]})
     table = rankviz.evaluate(run, ["RR", "nDCG", "AP"], qrels, per_query=True)
     assert table["RR"].item() == 0.5

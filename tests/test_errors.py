@@ -22,28 +22,42 @@ def qrels():
 
 def test_missing_query_column(qrels):
     run = pd.DataFrame({"topic": ["q1"], "doc_id": ["a"], "score": [1.0]})
-    with pytest.raises(rankviz.ColumnError, match=r"no query column: looked for 'query_id', 'qid', 'query'; its columns are 'topic', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}"):
+    with pytest.raises(
+        rankviz.ColumnError,
+        match=r"no query column: looked for 'query_id', 'qid', 'query'; its columns are 'topic', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}",
+    ):
         run.rank.mrr(qrels=qrels)
 
 
 def test_override_column_must_exist(run, qrels):
-    with pytest.raises(rankviz.ColumnError, match=r"The column 'sc' given as columns=\{'score': 'sc'\} is not in the run"):
+    with pytest.raises(
+        rankviz.ColumnError, match=r"The column 'sc' given as columns=\{'score': 'sc'\} is not in the run"
+    ):
         run.rank.mrr(qrels=qrels, columns={"score": "sc"})
 
 
 def test_old_style_column_keyword_points_to_columns(run, qrels):
-    with pytest.raises(rankviz.UnknownOptionError, match=r"unexpected keyword argument 'score'\. Column names go in one mapping: columns=\{'score': 'your_column'\}"):
+    with pytest.raises(
+        rankviz.UnknownOptionError,
+        match=r"unexpected keyword argument 'score'\. Column names go in one mapping: columns=\{'score': 'your_column'\}",
+    ):
         run.rank.mrr(qrels=qrels, score="sc")
 
 
 def test_unknown_column_role(run, qrels):
-    with pytest.raises(rankviz.InputError, match=r"The 'columns' parameter of mrr has an unknown role 'querry'\. Did you mean 'query'\?"):
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"The 'columns' parameter of mrr has an unknown role 'querry'\. Did you mean 'query'\?",
+    ):
         run.rank.mrr(qrels=qrels, columns={"querry": "q"})
 
 
 def test_ambiguous_columns(qrels):
     run = pd.DataFrame({"query_id": ["q1"], "qid": ["q1"], "doc_id": ["a"], "score": [1.0]})
-    with pytest.raises(rankviz.ColumnError, match=r"several columns that could be the query column: 'query_id', 'qid'\. Say which one with columns=\{'query': 'query_id'\}"):
+    with pytest.raises(
+        rankviz.ColumnError,
+        match=r"several columns that could be the query column: 'query_id', 'qid'\. Say which one with columns=\{'query': 'query_id'\}",
+    ):
         run.rank.mrr(qrels=qrels)
 
 
@@ -61,24 +75,33 @@ def test_no_judgements(run):
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_nan_or_infinite_scores(run, qrels, bad):
     run = run.assign(score=[2.0, bad, 1.0])
-    with pytest.raises(rankviz.InputError, match=r"The score column 'score' has 1 value\(s\) that are NaN or infinite, first at row 1"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The score column 'score' has 1 value\(s\) that are NaN or infinite, first at row 1"
+    ):
         run.rank.mrr(qrels=qrels)
 
 
 def test_non_numeric_score(run, qrels):
-    with pytest.raises(rankviz.InputError, match=r"The score column 'score' must be numeric; it has dtype (str|object)\. Convert it with pd.to_numeric"):
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"The score column 'score' must be numeric; it has dtype (str|object)\. Convert it with pd.to_numeric",
+    ):
         run.assign(score=["2", "1", "1"]).rank.mrr(qrels=qrels)
 
 
 def test_non_numeric_relevance(run):
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": ["yes"]})
-    with pytest.raises(rankviz.InputError, match=r"must hold integer grades; it has dtype (str|object) \(e\.g\. 'yes'\)"):
+    with pytest.raises(
+        rankviz.InputError, match=r"must hold integer grades; it has dtype (str|object) \(e\.g\. 'yes'\)"
+    ):
         run.rank.mrr(qrels=qrels)
 
 
 def test_float_grade_says_what_happens_to_1_5(run):
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1.5]})
-    with pytest.raises(rankviz.InputError, match=r"found 1\.5 \(row 0\)\. trec_eval would truncate 1\.5 to 1; rankviz refuses to guess"):
+    with pytest.raises(
+        rankviz.InputError, match=r"found 1\.5 \(row 0\)\. trec_eval would truncate 1\.5 to 1; rankviz refuses to guess"
+    ):
         run.rank.mrr(qrels=qrels)
 
 
@@ -95,13 +118,18 @@ def test_missing_grade_in_qrels(run):
 
 @pytest.mark.parametrize("k", [0, -3])
 def test_k_below_one(run, qrels, k):
-    with pytest.raises(rankviz.InputError, match=rf"The 'k' parameter of mrr must be an int in the range \[1, inf\) or None\. Got {k} instead\."):
+    with pytest.raises(
+        rankviz.InputError,
+        match=rf"The 'k' parameter of mrr must be an int in the range \[1, inf\) or None\. Got {k} instead\.",
+    ):
         run.rank.mrr(k=k, qrels=qrels)
 
 
 @pytest.mark.parametrize("k", [1.5, "10", True])
 def test_k_not_an_integer(run, qrels, k):
-    with pytest.raises(rankviz.InputError, match=r"The 'k' parameter of recall must be an int in the range \[1, inf\)\. Got"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The 'k' parameter of recall must be an int in the range \[1, inf\)\. Got"
+    ):
         run.rank.recall(k, qrels=qrels)
 
 
@@ -119,13 +147,18 @@ def test_run_and_qrels_share_no_query_int_vs_str():
     run = pd.DataFrame({"query_id": [1, 2], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     with pytest.warns(rankviz.IdTypeWarning):
-        with pytest.raises(rankviz.InputError, match=r"share no query id \(run: '1', '2', \.\.\.; qrels: 'q1', 'q2', \.\.\.\)\. The run's query ids are ints and the qrels' are strs"):
+        with pytest.raises(
+            rankviz.InputError,
+            match=r"share no query id \(run: '1', '2', \.\.\.; qrels: 'q1', 'q2', \.\.\.\)\. The run's query ids are ints and the qrels' are strs",
+        ):
             run.rank.mrr(qrels=qrels)
 
 
 def test_float_ids_refused(qrels):
     run = pd.DataFrame({"query_id": [1.0, 2.0], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
-    with pytest.raises(rankviz.InputError, match=r"are floats \(float64\); ids must be strings or integers.*astype\('int64'\)"):
+    with pytest.raises(
+        rankviz.InputError, match=r"are floats \(float64\); ids must be strings or integers.*astype\('int64'\)"
+    ):
         run.rank.mrr(qrels=qrels)
 
 
@@ -156,13 +189,18 @@ def test_measure_bad_parameter():
 
 def test_duplicate_run_rows_named(qrels):
     run = pd.DataFrame({"query_id": ["q1", "q1", "q1"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
-    with pytest.raises(rankviz.DuplicateError, match=r"same document more than once for a query \(1 repeated rows\): query 'q1', doc 'a'\. trec_eval refuses"):
+    with pytest.raises(
+        rankviz.DuplicateError,
+        match=r"same document more than once for a query \(1 repeated rows\): query 'q1', doc 'a'\. trec_eval refuses",
+    ):
         run.rank.mrr(qrels=qrels)
 
 
 def test_duplicate_qrels_rows_named(run):
     qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "b"], "relevance": [1, 0]})
-    with pytest.raises(rankviz.DuplicateError, match=r"judge the same \(query, doc\) pair more than once: \('q1', 'b'\)"):
+    with pytest.raises(
+        rankviz.DuplicateError, match=r"judge the same \(query, doc\) pair more than once: \('q1', 'b'\)"
+    ):
         run.rank.mrr(qrels=qrels)
 
 
@@ -174,9 +212,17 @@ def test_unknown_keyword_suggests(run, qrels):
 @pytest.mark.parametrize(
     "option, value, message",
     [
-        ("missing", "skip", r"The 'missing' parameter of mrr must be one of 'zero', 'drop', 'error'\. Got 'skip' instead\."),
+        (
+            "missing",
+            "skip",
+            r"The 'missing' parameter of mrr must be one of 'zero', 'drop', 'error'\. Got 'skip' instead\.",
+        ),
         ("duplicates", "last", r"The 'duplicates' parameter of mrr must be one of 'error', 'first'"),
-        ("ties", "random", r"The 'ties' parameter of mrr must be one of 'trec_eval', 'expected', 'optimistic', 'pessimistic'"),
+        (
+            "ties",
+            "random",
+            r"The 'ties' parameter of mrr must be one of 'trec_eval', 'expected', 'optimistic', 'pessimistic'",
+        ),
         ("depth", 0, r"The 'depth' parameter of mrr must be an int in the range \[1, inf\) or None\. Got 0"),
         ("order", "docid", r"The 'order' parameter of mrr must be one of 'score', 'rank' or None\. Got 'docid'"),
         ("score_dtype", "float16", r"The 'score_dtype' parameter of mrr must be one of 'float64', 'float32'"),
@@ -189,7 +235,9 @@ def test_bad_options(run, qrels, option, value, message):
 
 def test_missing_error_policy_names_query(qrels):
     run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "score": [1.0]})
-    with pytest.raises(rankviz.InputError, match=r"query 'q2' in the run\. Pass missing='zero' to score them 0 \(trec_eval -c\)"):
+    with pytest.raises(
+        rankviz.InputError, match=r"query 'q2' in the run\. Pass missing='zero' to score them 0 \(trec_eval -c\)"
+    ):
         run.rank.mrr(qrels=qrels, missing="error")
 
 
@@ -201,7 +249,9 @@ def test_lists_shape_with_qrels_refused(qrels):
 
 def test_lists_shape_bad_cells():
     lists = pd.DataFrame({"query_id": ["q1"], "retrieved": ["a"], "relevant": [["a"]]})
-    with pytest.raises(rankviz.InputError, match=r"The 'retrieved' column must hold lists of retrieved ids; row 0 holds str 'a'"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The 'retrieved' column must hold lists of retrieved ids; row 0 holds str 'a'"
+    ):
         lists.rank.mrr()
     unordered = pd.DataFrame({"query_id": ["q1"], "retrieved": [{"a", "b"}], "relevant": [["a"]]})
     with pytest.raises(rankviz.InputError, match="is a set, which has no order"):

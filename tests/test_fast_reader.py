@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz import _trec_fast
+from rankviz.io import fast_reader as _trec_fast
 
 from .conftest import shared_path
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # ids as files hold them: ASCII, digits with leading zeros, UTF-8, '#' inside an id (a comment only at a line's start)
-IDS = st.text(alphabet=st.sampled_from(list("abqQdD0123456789-_.#:/") + ["é", "ß", "中"]), min_size=1, max_size=8).filter(
-    lambda s: not s.startswith("#")
-)
+IDS = st.text(
+    alphabet=st.sampled_from(list("abqQdD0123456789-_.#:/") + ["é", "ß", "中"]), min_size=1, max_size=8
+).filter(lambda s: not s.startswith("#"))
 
 
 def _score_text(draw) -> str:
@@ -44,7 +44,9 @@ def _score_text(draw) -> str:
         return f"{int(value)}."
     if style == "E+":
         return f"{value:E}"
-    return {"repr": repr(value), "17g": f"{value:.17g}", "e": f"{value:e}", "3f": f"{value:.3f}"}.get(style, repr(value))
+    return {"repr": repr(value), "17g": f"{value:.17g}", "e": f"{value:e}", "3f": f"{value:.3f}"}.get(
+        style, repr(value)
+    )
 
 
 @st.composite
@@ -68,13 +70,15 @@ def well_formed(draw, kind: str) -> str:
 def _validating(kind: str, path):
     """The frame the validating reader gives (the fast reader switched off)."""
     read = rankviz.read_run if kind == "run" else rankviz.read_qrels
-    with mock.patch.object(rankviz.io, "read_fast", return_value=None):
+    with mock.patch.object(rankviz.io.trec_files, "read_fast", return_value=None):
         return read(path)
 
 
 def _fast_frame(kind: str, path, block_size: int) -> pd.DataFrame:
     """The fast reader's frame with blocks of ``block_size`` bytes."""
-    with mock.patch.object(rankviz.io, "read_fast", lambda path, names: _trec_fast.read_fast(path, names, block_size=block_size)):
+    with mock.patch.object(
+        rankviz.io.trec_files, "read_fast", lambda path, names: _trec_fast.read_fast(path, names, block_size=block_size)
+    ):
         return rankviz.read_run(path) if kind == "run" else rankviz.read_qrels(path)
 
 
@@ -93,7 +97,9 @@ def test_fast_and_validating_readers_give_identical_frames(kind, data):
         fast = rankviz.read_run(path) if kind == "run" else rankviz.read_qrels(path)
         pd.testing.assert_frame_equal(fast, _validating(kind, path), check_exact=True)
         # lines cut across blocks of any size give the same frame
-        pd.testing.assert_frame_equal(_fast_frame(kind, path, block_size=data.draw(st.integers(1, 64))), fast, check_exact=True)
+        pd.testing.assert_frame_equal(
+            _fast_frame(kind, path, block_size=data.draw(st.integers(1, 64))), fast, check_exact=True
+        )
 
 
 #: files the fast reader must hand to the validating one (which reads them, or names the bad line)
@@ -144,9 +150,14 @@ def test_a_problem_in_a_late_block_names_its_line(tmp_path, compressed):
     path.write_bytes(gzip.compress(text) if compressed else text)
     small_blocks = lambda path, names: _trec_fast.read_fast(path, names, block_size=1000)  # noqa: E731
     assert small_blocks(path, _trec_fast.RUN_COLUMNS) is None
-    with mock.patch.object(rankviz.io, "read_fast", small_blocks), pytest.raises(rankviz.TrecFormatError) as caught:
+    with (
+        mock.patch.object(rankviz.io.trec_files, "read_fast", small_blocks),
+        pytest.raises(rankviz.TrecFormatError) as caught,
+    ):
         rankviz.read_run(path)
-    assert str(caught.value).startswith(f"{path}, line 4322: the score (5th) field must be a finite number, found 'high'")
+    assert str(caught.value).startswith(
+        f"{path}, line 4322: the score (5th) field must be a finite number, found 'high'"
+    )
 
 
 def test_read_run_system_is_categorical_and_evaluates_the_same(covid_dir):
@@ -217,7 +228,9 @@ def test_read_runs_errors_name_what_is_missing(tmp_path):
         rankviz.read_runs(empty)
     with pytest.raises(rankviz.InputError, match="list of paths is empty"):
         rankviz.read_runs([])
-    with pytest.raises(rankviz.InputError, match=r"'system_from' parameter of read_runs must be 'tag' or 'file'. Got 'name'"):
+    with pytest.raises(
+        rankviz.InputError, match=r"'system_from' parameter of read_runs must be 'tag' or 'file'. Got 'name'"
+    ):
         rankviz.read_runs(folder, system_from="name")
     (folder / "zz-bad.txt").write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2\n")
     with pytest.raises(rankviz.TrecFormatError, match=r"zz-bad\.txt, line 2: expected 6 whitespace-separated fields"):
@@ -252,7 +265,9 @@ def test_write_run_replaces_a_file_but_a_refused_write_leaves_it(tmp_path):
     rankviz.write_run(good.assign(doc_id=["b"]), path)  # write_run replaces files, as to_csv/to_parquet do
     assert rankviz.read_run(path)["doc_id"].tolist() == ["b"]
     assert [p.name for p in tmp_path.iterdir()] == ["run.parquet"]  # no temporary file left behind
-    with pytest.raises(rankviz.InputError, match=r"'format' parameter of write_run must be 'trec' or 'parquet'. Got 'csv'"):
+    with pytest.raises(
+        rankviz.InputError, match=r"'format' parameter of write_run must be 'trec' or 'parquet'. Got 'csv'"
+    ):
         rankviz.write_run(good, tmp_path / "x.csv", format="csv")
 
 
@@ -270,11 +285,32 @@ def test_parquet_without_the_run_columns_names_them_and_the_fix(tmp_path):
 @pytest.mark.parametrize(
     ("frame", "message"),
     [
-        ({"query_id": ["q"], "doc_id": ["a"], "rank": [1], "score": [np.nan], "system": ["t"]}, r"the column 'score' has a missing value \(row 0\)"),
-        ({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 2], "score": [1.0, np.inf], "system": ["t", "t"]}, r"every score must be a finite number; row 1 has inf"),
-        ({"query_id": ["q"], "doc_id": ["a"], "rank": [1.5], "score": [1.0], "system": ["t"]}, r"the column 'rank' must hold integers, found double"),
-        ({"query_id": [1], "doc_id": ["a"], "rank": [1], "score": [1.0], "system": ["t"]}, r"the column 'query_id' must hold strings, found int64"),
-        ({"query_id": ["q"], "doc_id": ["a"], "rank": [2**60], "score": [1.0], "system": ["t"]}, r"every rank must be an integer within \+-2\*\*53"),
+        (
+            {"query_id": ["q"], "doc_id": ["a"], "rank": [1], "score": [np.nan], "system": ["t"]},
+            r"the column 'score' has a missing value \(row 0\)",
+        ),
+        (
+            {
+                "query_id": ["q", "q"],
+                "doc_id": ["a", "b"],
+                "rank": [1, 2],
+                "score": [1.0, np.inf],
+                "system": ["t", "t"],
+            },
+            r"every score must be a finite number; row 1 has inf",
+        ),
+        (
+            {"query_id": ["q"], "doc_id": ["a"], "rank": [1.5], "score": [1.0], "system": ["t"]},
+            r"the column 'rank' must hold integers, found double",
+        ),
+        (
+            {"query_id": [1], "doc_id": ["a"], "rank": [1], "score": [1.0], "system": ["t"]},
+            r"the column 'query_id' must hold strings, found int64",
+        ),
+        (
+            {"query_id": ["q"], "doc_id": ["a"], "rank": [2**60], "score": [1.0], "system": ["t"]},
+            r"every rank must be an integer within \+-2\*\*53",
+        ),
     ],
 )
 def test_parquet_with_bad_values_is_refused_naming_the_column(tmp_path, frame, message):
@@ -294,8 +330,12 @@ def test_a_truncated_parquet_file_is_named(tmp_path):
 
 def test_shared_runs_read_fast_and_identically():
     """Every TREC run and qrels file the tests use takes the fast path or gives the validating reader's frame."""
-    for parts, kind in ((("trec_eval", "results.test"), "run"), (("trec_eval", "qrels.test"), "qrels"),
-                        (("trec_covid_round1", "runs", "PL2c1.0"), "run"), (("trec_covid_round1", "qrels-rnd1.txt"), "qrels")):
+    for parts, kind in (
+        (("trec_eval", "results.test"), "run"),
+        (("trec_eval", "qrels.test"), "qrels"),
+        (("trec_covid_round1", "runs", "PL2c1.0"), "run"),
+        (("trec_covid_round1", "qrels-rnd1.txt"), "qrels"),
+    ):
         path = shared_path(*parts)
         read = rankviz.read_run if kind == "run" else rankviz.read_qrels
         pd.testing.assert_frame_equal(read(path), _validating(kind, path), check_exact=True)

@@ -64,7 +64,11 @@ def _reference(run, method, norm, weights, k=60) -> dict:
     """Brute force, one query at a time, straight from the definitions in rankviz.fusion.combine."""
     lists = _trec_lists(run)
     systems = list(dict.fromkeys(run["system"]))
-    w = dict(zip(systems, weights)) if weights is not None else {s: (1 / len(systems) if method == "wsum" else 1.0) for s in systems}
+    w = (
+        dict(zip(systems, weights))
+        if weights is not None
+        else {s: (1 / len(systems) if method == "wsum" else 1.0) for s in systems}
+    )
     out = {}
     for query in dict.fromkeys(run["query_id"]):
         own = {s: lists.get((s, query), []) for s in systems}
@@ -107,9 +111,17 @@ def _assert_same(got: dict, want: dict, rtol=1e-9):
 def _small_run() -> pd.DataFrame:
     """Three systems with ties, a one-document list, negative scores, and a query one system did not answer."""
     rows = [
-        ("a", "q1", "d1", 3.0), ("a", "q1", "d2", 3.0), ("a", "q1", "d3", 1.0), ("a", "q2", "d9", 0.5),
-        ("b", "q1", "d3", -0.2), ("b", "q1", "d4", -0.9), ("b", "q1", "d1", -2.5), ("b", "q2", "d9", -1.0), ("b", "q2", "d8", -4.0),
-        ("c", "q1", "d5", 7.0), ("c", "q1", "d2", 2.0),
+        ("a", "q1", "d1", 3.0),
+        ("a", "q1", "d2", 3.0),
+        ("a", "q1", "d3", 1.0),
+        ("a", "q2", "d9", 0.5),
+        ("b", "q1", "d3", -0.2),
+        ("b", "q1", "d4", -0.9),
+        ("b", "q1", "d1", -2.5),
+        ("b", "q2", "d9", -1.0),
+        ("b", "q2", "d8", -4.0),
+        ("c", "q1", "d5", 7.0),
+        ("c", "q1", "d2", 2.0),
     ]
     return pd.DataFrame(rows, columns=["system", "query_id", "doc_id", "score"])
 
@@ -117,7 +129,7 @@ def _small_run() -> pd.DataFrame:
 @pytest.mark.parametrize("method", METHODS)
 def test_fuse_equals_the_brute_force_reference(method):
     run = _small_run()
-    for norm in (["none"] if method in ("rrf", "borda") else SCORE_NORMS):
+    for norm in ["none"] if method in ("rrf", "borda") else SCORE_NORMS:
         weights = [0.2, 0.5, 0.3] if method in fusion.WEIGHTED else None
         fused = rankviz.fuse(run, method, norm=None if method in ("rrf", "borda") else norm, weights=weights, k=10)
         _assert_same(_as_dict(fused), _reference(run, method, norm, weights, k=10))
@@ -148,14 +160,25 @@ def _ranx_runs(run, rank_based):
     return out
 
 
-RANX_METHOD = {"rrf": "rrf", "borda": "bordafuse", "combsum": "sum", "wsum": "wsum", "combmnz": "mnz",
-               "combanz": "anz", "combmax": "max", "combmin": "min"}
+RANX_METHOD = {
+    "rrf": "rrf",
+    "borda": "bordafuse",
+    "combsum": "sum",
+    "wsum": "wsum",
+    "combmnz": "mnz",
+    "combanz": "anz",
+    "combmax": "max",
+    "combmin": "min",
+}
 RANX_NORM = {"none": None, "min-max": "min-max", "z-score": "zmuv", "sum": "sum", "max": "max", "rank": "rank"}
 
 
 @pytest.mark.slow  # ranx JIT-compiles each fusion and normalisation on first use: about a minute per process
-@pytest.mark.parametrize("names", [["smith.bm25", "sab20.1.meta.docs", "T5R1", "PL2c1.0"],
-                                   ["smith.ql", "run1", "BERT", "Tetralogie0Fr"]], ids=["positive-scores", "negative-scores"])
+@pytest.mark.parametrize(
+    "names",
+    [["smith.bm25", "sab20.1.meta.docs", "T5R1", "PL2c1.0"], ["smith.ql", "run1", "BERT", "Tetralogie0Fr"]],
+    ids=["positive-scores", "negative-scores"],
+)
 def test_fuse_equals_ranx_on_four_trec_covid_runs(covid_dir, names):
     try:
         import ranx  # noqa: F401
@@ -169,14 +192,17 @@ def test_fuse_equals_ranx_on_four_trec_covid_runs(covid_dir, names):
     run = _covid(covid_dir, names)
     compared = 0
     for method in METHODS:
-        for norm in (["none"] if method in ("rrf", "borda") else SCORE_NORMS):
+        for norm in ["none"] if method in ("rrf", "borda") else SCORE_NORMS:
             if norm == "max" and names[0] == "smith.ql":
                 continue  # ranx divides by max(max, 1e-9), which reverses nothing only for positive scores: see below
             weights = WEIGHTS if method == "wsum" else None
             ours = rankviz.fuse(run, method, norm=None if method in ("rrf", "borda") else norm, weights=weights)
-            theirs = ranx_fuse(_ranx_runs(run, method in ("rrf", "borda") or norm == "rank"),
-                               norm=None if method in ("rrf", "borda") else RANX_NORM[norm], method=RANX_METHOD[method],
-                               params={"weights": WEIGHTS} if method == "wsum" else {})
+            theirs = ranx_fuse(
+                _ranx_runs(run, method in ("rrf", "borda") or norm == "rank"),
+                norm=None if method in ("rrf", "borda") else RANX_NORM[norm],
+                method=RANX_METHOD[method],
+                params={"weights": WEIGHTS} if method == "wsum" else {},
+            )
             want = {(q, d): v for q, docs in theirs.to_dict().items() for d, v in docs.items()}
             _assert_same(_as_dict(ours), want, rtol=1e-8)
             compared += 1
@@ -184,8 +210,14 @@ def test_fuse_equals_ranx_on_four_trec_covid_runs(covid_dir, names):
 
 
 def test_max_norm_keeps_the_order_of_negative_scores_where_ranx_would_not():
-    run = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 2, "query_id": "q", "doc_id": ["x", "y", "z", "x", "y"],
-                        "score": [-1.0, -2.0, -4.0, 2.0, 1.0]})
+    run = pd.DataFrame(
+        {
+            "system": ["a"] * 3 + ["b"] * 2,
+            "query_id": "q",
+            "doc_id": ["x", "y", "z", "x", "y"],
+            "score": [-1.0, -2.0, -4.0, 2.0, 1.0],
+        }
+    )
     fused = rankviz.fuse(run, "combsum", norm="max")
     values = _as_dict(fused)
     assert values["q", "x"] == pytest.approx(-0.25 + 1.0) and values["q", "z"] == pytest.approx(-1.0)
@@ -193,15 +225,29 @@ def test_max_norm_keeps_the_order_of_negative_scores_where_ranx_would_not():
 
 
 def test_ties_are_broken_by_doc_id_descending_as_trec_eval():
-    run = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": "q", "doc_id": ["d1", "d2", "d2", "d1"], "score": [1.0, 1.0, 5.0, 5.0]})
+    run = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b"],
+            "query_id": "q",
+            "doc_id": ["d1", "d2", "d2", "d1"],
+            "score": [1.0, 1.0, 5.0, 5.0],
+        }
+    )
     fused = rankviz.fuse(run, "rrf")
     # In both lists d2 ranks first (equal scores, doc id descending), so d2 wins.
     assert fused["doc_id"].tolist() == ["d2", "d1"] and fused["rank"].tolist() == [1, 2]
-    assert rankviz.evaluate(fused, "RR", pd.DataFrame({"query_id": ["q"], "doc_id": ["d2"], "relevance": [1]}))["RR"].item() == 1.0
+    assert (
+        rankviz.evaluate(fused, "RR", pd.DataFrame({"query_id": ["q"], "doc_id": ["d2"], "relevance": [1]}))[
+            "RR"
+        ].item()
+        == 1.0
+    )
 
 
 def test_missing_documents_count_as_each_method_says():
-    run = pd.DataFrame({"system": ["a", "a", "b"], "query_id": "q", "doc_id": ["x", "y", "y"], "score": [2.0, 1.0, 3.0]})
+    run = pd.DataFrame(
+        {"system": ["a", "a", "b"], "query_id": "q", "doc_id": ["x", "y", "y"], "score": [2.0, 1.0, 3.0]}
+    )
     values = lambda method, **kw: _as_dict(rankviz.fuse(run, method, **kw))  # noqa: E731
     assert values("combmnz", norm="none") == {("q", "x"): 2.0, ("q", "y"): 8.0}
     assert values("combanz", norm="none") == {("q", "x"): 2.0, ("q", "y"): 2.0}
@@ -213,7 +259,9 @@ def test_missing_documents_count_as_each_method_says():
 
 
 def test_output_is_a_run_with_the_inputs_column_names_and_id_types():
-    run = pd.DataFrame({"tag": ["a", "a", "b", "b"], "qid": [1, 1, 1, 2], "docno": ["x", "y", "x", "z"], "score": [2.0, 1.0, 1.0, 3.0]})
+    run = pd.DataFrame(
+        {"tag": ["a", "a", "b", "b"], "qid": [1, 1, 1, 2], "docno": ["x", "y", "x", "z"], "score": [2.0, 1.0, 1.0, 3.0]}
+    )
     fused = rankviz.fuse(run, "combsum", name="both")
     assert list(fused.columns) == ["tag", "qid", "docno", "score", "rank"]
     assert fused["qid"].dtype == run["qid"].dtype and set(fused["tag"]) == {"both"}
@@ -224,7 +272,8 @@ def test_output_is_a_run_with_the_inputs_column_names_and_id_types():
     assert set(cut["docno"]) == {"x", "z"}
     by_rank = rankviz.fuse(run.drop(columns="score").assign(rank=[1, 2, 1, 1]), "rrf")
     assert _as_dict(by_rank.rename(columns={"qid": "query_id", "docno": "doc_id"})) == pytest.approx(
-        _as_dict(rankviz.fuse(run, "rrf").rename(columns={"qid": "query_id", "docno": "doc_id"})))
+        _as_dict(rankviz.fuse(run, "rrf").rename(columns={"qid": "query_id", "docno": "doc_id"}))
+    )
 
 
 def test_bad_input_names_the_problem_and_the_fix():
@@ -280,7 +329,9 @@ def test_tune_cross_validates_by_query(two_systems):
         per_candidate = {}
         for w_bm25 in (0.0, 0.25, 0.5, 0.75, 1.0):
             fused = rankviz.fuse(run, "wsum", weights={"bm25": w_bm25, "tfidf": 1 - w_bm25})
-            table = rankviz.evaluate(fused, "nDCG@10", qrels, per_query=True, missing="drop").set_index("query_id")["nDCG@10"]
+            table = rankviz.evaluate(fused, "nDCG@10", qrels, per_query=True, missing="drop").set_index("query_id")[
+                "nDCG@10"
+            ]
             per_candidate[w_bm25] = table
         train = pq.loc[pq["fold"] != f, "query_id"]
         best = max(per_candidate, key=lambda w: (per_candidate[w].loc[train].mean(), -abs(w - 0.5)))
@@ -294,7 +345,16 @@ def test_tune_cross_validates_by_query(two_systems):
 def test_tune_is_reproducible_and_checks_its_options(two_systems):
     run, qrels = two_systems
     one = fusion.tune(run, qrels, method="rrf", measure="RR@10", grid=0.5, folds=3, rng=7, missing="drop")
-    two = fusion.tune(run.sample(frac=1.0, random_state=2), qrels, method="rrf", measure="RR@10", grid=0.5, folds=3, rng=7, missing="drop")
+    two = fusion.tune(
+        run.sample(frac=1.0, random_state=2),
+        qrels,
+        method="rrf",
+        measure="RR@10",
+        grid=0.5,
+        folds=3,
+        rng=7,
+        missing="drop",
+    )
     pd.testing.assert_frame_equal(one.per_query, two.per_query)
     assert one.measure == "RR@10"
     with pytest.raises(rankviz.InputError, match="divide 1 into equal steps"):

@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from rankviz.datasets import load_example
-from rankviz.results import formatted, html_table
+from rankviz.stats.results import formatted, html_table
 
 
 def _cells(page: str) -> list[str]:
@@ -15,7 +15,9 @@ def _cells(page: str) -> list[str]:
 
 
 def test_formatted_keeps_counts_whole_also_when_transposed():
-    frame = pd.DataFrame({"n_queries": [30, 600], "n_tied_rows": [17937.0, 4.0], "AP": [0.123456, 1 / 3]}, index=["a", "b"])
+    frame = pd.DataFrame(
+        {"n_queries": [30, 600], "n_tied_rows": [17937.0, 4.0], "AP": [0.123456, 1 / 3]}, index=["a", "b"]
+    )
     shown = formatted(frame).T
     assert shown.loc["n_queries"].tolist() == ["30", "600"]
     assert shown.loc["n_tied_rows"].tolist() == ["17937", "4"]

@@ -19,7 +19,9 @@ def _write(tmp_path, name, text, newline="\n"):
 def test_read_run_whitespace_comments_crlf_and_junk(tmp_path):
     text = "# a comment\n1\tQ0  d1 1 \t 2.5 tagA extra junk\n\n   # indented comment\n1 Q0 d2 2 -1e-3 tagA\n"
     # '#' lines are comments, as in trec_eval 10, but never silently: one warning with the count and the first
-    with pytest.warns(rankviz.RankvizWarning, match=r"run\.txt: skipped 2 line\(s\) starting with '#' .*line 1: '# a comment'") as caught:
+    with pytest.warns(
+        rankviz.RankvizWarning, match=r"run\.txt: skipped 2 line\(s\) starting with '#' .*line 1: '# a comment'"
+    ) as caught:
         run = rankviz.read_run(_write(tmp_path, "run.txt", text, newline="\r\n"))
     assert len(caught) == 1
     assert run.columns.tolist() == ["query_id", "doc_id", "rank", "score", "system"]
@@ -42,7 +44,10 @@ def test_read_run_errors_name_file_and_line(tmp_path):
     with pytest.raises(rankviz.TrecFormatError, match=r"bad\.txt, line 3: expected 6 whitespace-separated fields"):
         rankviz.read_run(path)
     path = _write(tmp_path, "bad2.txt", "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 high t\n")
-    with pytest.raises(rankviz.TrecFormatError, match=r"bad2\.txt, line 2: the score \(5th\) field must be a finite number, found 'high'"):
+    with pytest.raises(
+        rankviz.TrecFormatError,
+        match=r"bad2\.txt, line 2: the score \(5th\) field must be a finite number, found 'high'",
+    ):
         rankviz.read_run(path)
     path = _write(tmp_path, "bad3.txt", "1 Q0 d1 one 2.0 t\n")
     with pytest.raises(rankviz.TrecFormatError, match=r"line 1: the rank \(4th\) field must be an integer"):
@@ -67,7 +72,9 @@ def test_read_qrels_double_space_and_iterations(tmp_path):
 
 
 def test_read_qrels_errors(tmp_path):
-    with pytest.raises(rankviz.TrecFormatError, match=r"line 2: the relevance \(4th\) field must be an integer, found '1.7'"):
+    with pytest.raises(
+        rankviz.TrecFormatError, match=r"line 2: the relevance \(4th\) field must be an integer, found '1.7'"
+    ):
         rankviz.read_qrels(_write(tmp_path, "q.txt", "1 0 a 1\n1 0 b 1.7\n"))
     with pytest.raises(rankviz.TrecFormatError, match=r"line 1: expected 4 .* found 6.*looks like a run file"):
         rankviz.read_qrels(_write(tmp_path, "q2.txt", "1 Q0 a 1 2.0 tag\n"))
@@ -84,14 +91,23 @@ def test_trec_covid_qrels_parse():
 
 
 def test_write_run_roundtrip_reranks_like_trec_eval(tmp_path):
-    run = pd.DataFrame({"query_id": ["q2", "q1", "q1", "q1"], "doc_id": ["x", "b", "a", "c"], "score": [0.1, 1.0, 1.0, 0.1 + 0.2]})
+    run = pd.DataFrame(
+        {"query_id": ["q2", "q1", "q1", "q1"], "doc_id": ["x", "b", "a", "c"], "score": [0.1, 1.0, 1.0, 0.1 + 0.2]}
+    )
     path = tmp_path / "out.run"
     rankviz.write_run(run, path, tag="mine")
     lines = path.read_text().splitlines()
-    assert lines == ["q1 Q0 b 1 1.0 mine", "q1 Q0 a 2 1.0 mine", "q1 Q0 c 3 0.30000000000000004 mine", "q2 Q0 x 1 0.1 mine"]
+    assert lines == [
+        "q1 Q0 b 1 1.0 mine",
+        "q1 Q0 a 2 1.0 mine",
+        "q1 Q0 c 3 0.30000000000000004 mine",
+        "q2 Q0 x 1 0.1 mine",
+    ]
     back = rankviz.read_run(path)
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "x"], "relevance": [1, 1]})
-    assert back.rank.evaluate(["RR", "AP"], qrels=qrels)[["RR", "AP"]].equals(run.rank.evaluate(["RR", "AP"], qrels=qrels))
+    assert back.rank.evaluate(["RR", "AP"], qrels=qrels)[["RR", "AP"]].equals(
+        run.rank.evaluate(["RR", "AP"], qrels=qrels)
+    )
 
 
 def test_write_run_refuses_several_systems_and_whitespace(tmp_path):

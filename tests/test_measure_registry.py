@@ -190,7 +190,11 @@ def test_toy_family_matches_trec_eval_num_rel_ret(rel_count, out, qrels, run, op
             expected[qid] = float(value)
     measure = Measure("RelCount", rel=rel)
     table = rankviz.evaluate(
-        rankviz.read_run(shared_path("trec_eval", run)), [measure], shared_path("trec_eval", qrels), per_query=True, **options
+        rankviz.read_run(shared_path("trec_eval", run)),
+        [measure],
+        shared_path("trec_eval", qrels),
+        per_query=True,
+        **options,
     )
     got = dict(zip(table["query_id"], table[measure.name]))
     assert expected and all(got[qid] == value for qid, value in expected.items()), (got, expected)
@@ -233,7 +237,9 @@ def test_parameters_are_generic(weighted, files):
     ],
 )
 def test_name_clash_is_refused(changes, taken):
-    with pytest.raises(rankviz.InputError, match=rf"Cannot register measure family '\w+': the name '{taken}' already belongs to"):
+    with pytest.raises(
+        rankviz.InputError, match=rf"Cannot register measure family '\w+': the name '{taken}' already belongs to"
+    ):
         register_family(_toy(**changes))
     assert [f.name for f in families()] == list(BUILT_IN)
 
@@ -254,13 +260,20 @@ def test_unknown_parameter(rel_count):
 
 
 def test_bad_parameter_type(rel_count, weighted):
-    with pytest.raises(rankviz.InputError, match=r"Cannot read the parameter value 'two' in measure 'RelCount\(rel=two\)@5'"):
+    with pytest.raises(
+        rankviz.InputError, match=r"Cannot read the parameter value 'two' in measure 'RelCount\(rel=two\)@5'"
+    ):
         parse_measure("RelCount(rel=two)@5")
     with pytest.raises(rankviz.InputError, match=r"The 'rel' parameter of RelCount must be an int\. Got '2' instead\."):
         Measure("RelCount", 5, rel="2")
-    with pytest.raises(rankviz.InputError, match=r"The 'weight' parameter of Weighted must be a float\. Got 'x' instead\."):
+    with pytest.raises(
+        rankviz.InputError, match=r"The 'weight' parameter of Weighted must be a float\. Got 'x' instead\."
+    ):
         Measure("Weighted", 5, weight="x")
-    with pytest.raises(rankviz.InputError, match=r"The 'mode' parameter of Weighted must be one of 'plain', 'fancy'\. Got 'fanci' instead\. Did you mean 'fancy'\?"):
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"The 'mode' parameter of Weighted must be one of 'plain', 'fancy'\. Got 'fanci' instead\. Did you mean 'fancy'\?",
+    ):
         parse_measure("Weighted(mode=fanci)@5")
 
 
@@ -282,7 +295,8 @@ def test_bad_declarations():
 def test_expected_ties_need_an_expected_kernel(rel_count, files):
     run, qrels, _, _ = files
     with pytest.raises(
-        rankviz.InputError, match=r"RelCount@5: ties='expected' is not available, because the RelCount family declares no expected"
+        rankviz.InputError,
+        match=r"RelCount@5: ties='expected' is not available, because the RelCount family declares no expected",
     ):
         rankviz.evaluate(run, ["RelCount@5"], qrels, ties="expected")
     for ties in ("trec_eval", "optimistic", "pessimistic"):
@@ -291,7 +305,9 @@ def test_expected_ties_need_an_expected_kernel(rel_count, files):
 
 def test_kernel_must_return_one_value_per_cell(files):
     run, qrels, _, _ = files
-    register_family(_toy("Broken", aliases=(), trec_name=None, trec_cut_name=None, kernel=lambda j, hits, m: np.zeros(1)))
+    register_family(
+        _toy("Broken", aliases=(), trec_name=None, trec_cut_name=None, kernel=lambda j, hits, m: np.zeros(1))
+    )
     try:
         with pytest.raises(ValueError, match=r"The Broken kernel returned shape \(1,\); expected \(4,\)"):
             rankviz.evaluate(run, ["Broken@5"], qrels)
@@ -301,7 +317,10 @@ def test_kernel_must_return_one_value_per_cell(files):
 
 def test_get_family_is_exact():
     assert get_family("nDCG").name == "nDCG"
-    with pytest.raises(rankviz.UnknownMeasureError, match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec, NumQ, .*, ERR\."):
+    with pytest.raises(
+        rankviz.UnknownMeasureError,
+        match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec, NumQ, .*, ERR\.",
+    ):
         get_family("ndcg")
 
 
@@ -354,7 +373,13 @@ def test_every_built_in_family_round_trips(family):
 
 @pytest.mark.parametrize(
     "dotted, underscored",
-    [("ndcg_cut.10", "ndcg_cut_10"), ("P.5", "P_5"), ("recall.100", "recall_100"), ("success.1", "success_1"), ("map_cut.100", "map_cut_100")],
+    [
+        ("ndcg_cut.10", "ndcg_cut_10"),
+        ("P.5", "P_5"),
+        ("recall.100", "recall_100"),
+        ("success.1", "success_1"),
+        ("map_cut.100", "map_cut_100"),
+    ],
 )
 def test_dotted_trec_eval_names(dotted, underscored):
     assert parse_measure(dotted) == parse_measure(underscored)

@@ -1,11 +1,11 @@
-"""rankviz._memory: the blocked NumPy helpers give NumPy's own answers, whatever the block size."""
+"""rankviz._core.memory: the blocked NumPy helpers give NumPy's own answers, whatever the block size."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rankviz import _memory
+from rankviz._core import memory as _memory
 
 
 @pytest.mark.parametrize("block", [1, 3, 1000])
@@ -20,9 +20,10 @@ def test_blocked_take_and_bincount_equal_numpy(monkeypatch, block):
     assert np.array_equal(in_place, table[codes])  # the indices overwritten by their own lookups, block by block
     major = rng.integers(0, 3, size=257).astype(np.int8)
     assert np.array_equal(_memory.blocked_bincount(codes, 40), np.bincount(codes, minlength=40))
-    assert np.array_equal(_memory.blocked_bincount(codes, 120, major, 40), np.bincount(major.astype(np.int64) * 40 + codes, minlength=120))
+    assert np.array_equal(
+        _memory.blocked_bincount(codes, 120, major, 40), np.bincount(major.astype(np.int64) * 40 + codes, minlength=120)
+    )
     assert _memory.blocked_bincount(codes[:0], 5).tolist() == [0] * 5
-
 
 
 def test_malloc_trim_is_looked_up_safely_anywhere(monkeypatch):

@@ -29,8 +29,16 @@ def _table(n_queries: int, systems, seed: int = 0, effects=None) -> pd.DataFrame
     for i, name in enumerate(systems):
         shift = 0.0 if effects is None else effects[i]
         values = np.clip(base + shift + gen.normal(0, 0.15, size=n_queries), 0, 1)
-        rows.append(pd.DataFrame({"system": name, "query_id": [f"q{j:03d}" for j in range(n_queries)], "AP": values,
-                                  "nDCG@10": np.clip(values + gen.normal(0, 0.05, size=n_queries), 0, 1)}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": name,
+                    "query_id": [f"q{j:03d}" for j in range(n_queries)],
+                    "AP": values,
+                    "nDCG@10": np.clip(values + gen.normal(0, 0.05, size=n_queries), 0, 1),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -95,19 +103,38 @@ def test_tukey_does_not_depend_on_row_or_system_order():
     first = multiple.all_pairs(table, ["AP", "nDCG@10"], rng=11)
     shuffled = table.sample(frac=1.0, random_state=4).reset_index(drop=True)
     second = multiple.all_pairs(shuffled, ["nDCG@10", "AP"], rng=11)
-    key = lambda f: {(m, frozenset((a, b))): p for m, a, b, p in zip(f["measure"], f["system"], f["other"], f["p_value"])}  # noqa: E731
+    key = lambda f: {
+        (m, frozenset((a, b))): p for m, a, b, p in zip(f["measure"], f["system"], f["other"], f["p_value"])
+    }  # noqa: E731
     assert key(first) == key(second)
 
 
 # ---------------------------------------------------------------------------- all-pairs tests and the letters
 
 
-@pytest.mark.parametrize("test, correction", [("tukey", "auto"), ("randomization", "holm"), ("randomization", "bh"),
-                                              ("t", "holm"), ("wilcoxon", "bh"), ("t", None)])
+@pytest.mark.parametrize(
+    "test, correction",
+    [
+        ("tukey", "auto"),
+        ("randomization", "holm"),
+        ("randomization", "bh"),
+        ("t", "holm"),
+        ("wilcoxon", "bh"),
+        ("t", None),
+    ],
+)
 def test_letters_are_the_corrected_p_values_below_alpha(test, correction):
     table = _table(30, ["bm25", "dense", "rrf", "splade", "tfidf"], seed=1, effects=[0, 0.08, 0.1, 0.04, -0.05])
-    result = rankviz.multiple.significance_table(table, ["AP", "nDCG@10"], test=test, correction=correction,
-                                                 alpha=0.05, n_resamples=2000, confidence_level=None, rng=3)
+    result = rankviz.multiple.significance_table(
+        table,
+        ["AP", "nDCG@10"],
+        test=test,
+        correction=correction,
+        alpha=0.05,
+        n_resamples=2000,
+        confidence_level=None,
+        rng=3,
+    )
     pairs = multiple.all_pairs(table, ["AP", "nDCG@10"], test=test, correction=correction, n_resamples=2000, rng=3)
     pd.testing.assert_frame_equal(result.pairs.reset_index(drop=True), pairs.reset_index(drop=True), check_like=True)
     if correction in ("holm", "bh"):
@@ -135,19 +162,27 @@ def test_same_seed_same_table_with_2_and_with_10_systems():
     table = _table(40, names, seed=9, effects=np.linspace(0, 0.12, 10))
     two = table[table["system"].isin(["sys0", "sys9"])]
     for test in ("randomization", "t"):
-        big = multiple.significance_table(table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
-        small = multiple.significance_table(two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
+        big = multiple.significance_table(
+            table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
+        )
+        small = multiple.significance_table(
+            two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
+        )
         pair = lambda r: r.pairs[(r.pairs["system"] == "sys0") & (r.pairs["other"] == "sys9")].reset_index(drop=True)  # noqa: E731
         pd.testing.assert_frame_equal(pair(big), pair(small))
         for m in ("AP", "nDCG@10"):
             assert set(big.better_than("sys9", m)) & {"sys0"} == set(small.better_than("sys9", m))
             for s in ("sys0", "sys9"):
                 assert big.means.loc[s, m] == small.means.loc[s, m]
-                assert big.ci_low.loc[s, m] == small.ci_low.loc[s, m] and big.ci_high.loc[s, m] == small.ci_high.loc[s, m]
+                assert (
+                    big.ci_low.loc[s, m] == small.ci_low.loc[s, m] and big.ci_high.loc[s, m] == small.ci_high.loc[s, m]
+                )
     # The same call twice (and with the systems in another order) gives the same table.
     again = multiple.significance_table(table.iloc[::-1], ["AP"], rng=42, n_resamples=2000)
     once = multiple.significance_table(table, ["AP"], rng=42, n_resamples=2000)
-    key = lambda r: sorted((tuple(sorted((a, b))), p) for a, b, p in zip(r.pairs["system"], r.pairs["other"], r.pairs["p_value"]))  # noqa: E731
+    key = lambda r: sorted(
+        (tuple(sorted((a, b))), p) for a, b, p in zip(r.pairs["system"], r.pairs["other"], r.pairs["p_value"])
+    )  # noqa: E731
     assert key(again) == key(once)
 
 
@@ -203,8 +238,13 @@ def test_bad_input_names_the_problem_and_the_fix():
 
 
 def test_zero_variance_pairs_are_not_significant_and_say_why():
-    table = pd.DataFrame({"system": ["a"] * 5 + ["b"] * 5 + ["c"] * 5, "query_id": [f"q{i}" for i in range(5)] * 3,
-                          "AP": [0.1, 0.2, 0.3, 0.4, 0.5] + [0.2, 0.3, 0.4, 0.5, 0.6] + [0.1, 0.2, 0.3, 0.4, 0.5]})
+    table = pd.DataFrame(
+        {
+            "system": ["a"] * 5 + ["b"] * 5 + ["c"] * 5,
+            "query_id": [f"q{i}" for i in range(5)] * 3,
+            "AP": [0.1, 0.2, 0.3, 0.4, 0.5] + [0.2, 0.3, 0.4, 0.5, 0.6] + [0.1, 0.2, 0.3, 0.4, 0.5],
+        }
+    )
     with pytest.warns(rankviz.DegenerateDataWarning, match="zero variance"):
         result = multiple.significance_table(table, "AP", test="t", confidence_level=None)
     assert result.better_than("b", "AP") == ()
@@ -213,12 +253,14 @@ def test_zero_variance_pairs_are_not_significant_and_say_why():
 
 # ---------------------------------------------------------------------------- exports
 
-SNAPSHOT_TABLE = pd.DataFrame({
-    "system": ["bm25_v2"] * 6 + ["A&B <script>"] * 6 + ["100% dense"] * 6,
-    "query_id": [f"q{i}" for i in range(6)] * 3,
-    "AP": [0.2, 0.3, 0.1, 0.4, 0.2, 0.3] + [0.9, 0.8, 0.7, 0.9, 0.8, 0.9] + [0.5, 0.6, 0.4, 0.7, 0.5, 0.6],
-    "RR@10": [0.5, 0.25, 0.0, 1.0, 0.2, 0.5] + [1.0, 1.0, 0.5, 1.0, 1.0, 1.0] + [1.0, 0.5, 0.5, 1.0, 0.5, 1.0],
-})
+SNAPSHOT_TABLE = pd.DataFrame(
+    {
+        "system": ["bm25_v2"] * 6 + ["A&B <script>"] * 6 + ["100% dense"] * 6,
+        "query_id": [f"q{i}" for i in range(6)] * 3,
+        "AP": [0.2, 0.3, 0.1, 0.4, 0.2, 0.3] + [0.9, 0.8, 0.7, 0.9, 0.8, 0.9] + [0.5, 0.6, 0.4, 0.7, 0.5, 0.6],
+        "RR@10": [0.5, 0.25, 0.0, 1.0, 0.2, 0.5] + [1.0, 1.0, 0.5, 1.0, 1.0, 1.0] + [1.0, 0.5, 0.5, 1.0, 0.5, 1.0],
+    }
+)
 
 LATEX_SNAPSHOT = r"""\begin{table}[t]
 \centering
@@ -247,8 +289,9 @@ Mean over 6 queries; superscripts name the systems each one is significantly bet
 
 @pytest.fixture(scope="module")
 def snapshot_result():
-    return multiple.significance_table(SNAPSHOT_TABLE, ["AP", "RR@10"], test="randomization", alpha=0.1,
-                                       n_resamples=1000, rng=0)
+    return multiple.significance_table(
+        SNAPSHOT_TABLE, ["AP", "RR@10"], test="randomization", alpha=0.1, n_resamples=1000, rng=0
+    )
 
 
 def test_latex_snapshot_escapes_user_strings(snapshot_result):
@@ -270,7 +313,11 @@ def test_latex_structure_is_a_booktabs_table(snapshot_result):
     lines = text.splitlines()
     assert lines[0] == r"\begin{table}[t]" and lines[-1] == r"\end{table}"
     assert r"\caption{Results \emph{here}.}" in text and r"\label{tab:sig}" in text
-    assert [ln for ln in lines if ln in (r"\toprule", r"\midrule", r"\bottomrule")] == [r"\toprule", r"\midrule", r"\bottomrule"]
+    assert [ln for ln in lines if ln in (r"\toprule", r"\midrule", r"\bottomrule")] == [
+        r"\toprule",
+        r"\midrule",
+        r"\bottomrule",
+    ]
     spec = re.search(r"\\begin\{tabular\}\{(\w+)\}", text).group(1)
     body = lines[lines.index(r"\toprule") + 1 : lines.index(r"\bottomrule")]
     for row in (ln for ln in body if ln != r"\midrule"):
@@ -285,21 +332,40 @@ def test_latex_compiles_with_pdflatex(snapshot_result, tmp_path):
             pytest.fail(message + "; CI=true requires it", pytrace=False)
         pytest.skip(message)
     (tmp_path / "table.tex").write_text(snapshot_result.to_latex(ci=True, standalone=True))
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "table.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "table.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "table.pdf").stat().st_size > 0
 
 
 def test_to_frame_is_tidy(snapshot_result):
     frame = snapshot_result.to_frame()
-    assert list(frame.columns) == ["system", "label", "measure", "mean", "ci_low", "ci_high", "better_than", "difference",
-                                   "p_value", "p_corrected", "test", "correction"]
+    assert list(frame.columns) == [
+        "system",
+        "label",
+        "measure",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "better_than",
+        "difference",
+        "p_value",
+        "p_corrected",
+        "test",
+        "correction",
+    ]
     means = frame[frame["better_than"].isna()]
     assert len(means) == 6 and means["ci_low"].notna().all()
     wins = frame[frame["better_than"].notna()]
     assert sorted(zip(wins["system"], wins["measure"], wins["better_than"])) == [
-        ("100% dense", "AP", "bm25_v2"), ("A&B <script>", "AP", "100% dense"), ("A&B <script>", "AP", "bm25_v2"),
-]
+        ("100% dense", "AP", "bm25_v2"),
+        ("A&B <script>", "AP", "100% dense"),
+        ("A&B <script>", "AP", "bm25_v2"),
+    ]
     assert (wins["p_corrected"] < 0.1).all() and (wins["difference"] > 0).all()
     assert "(a) bm25_v2" in repr(snapshot_result)

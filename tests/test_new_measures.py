@@ -105,7 +105,9 @@ def test_judged_at_k_matches_ir_measures(data, k):
             pytest.fail(message + "; CI=true requires it", pytrace=False)
         pytest.skip(message)
     run, qrels = data
-    run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))  # no ties: ir_measures breaks them by doc id ascending
+    run = run.assign(
+        score=np.arange(len(run), 0, -1, dtype=float)
+    )  # no ties: ir_measures breaks them by doc id ascending
     expected = {
         m.query_id: m.value
         for m in ir_measures.iter_calc(
@@ -123,11 +125,34 @@ def test_judged_at_k_matches_ir_measures(data, k):
 # ----------------------------------------------------------------------------- tie modes
 
 TIE_MEASURES = [
-    "NumRelRet@3", "NumNonrelJudgedRet@3", "GMAP", "RprecMult@0.5", "RprecMult@2.0", "RelP@3", "RBP(p=0.8)",
-    "Judged@3", "Unj@3", "nDCG(gains={0: 0, 1: 1, 2: 3})@3", "Utility", "SetP", "SetRelP", "SetR", "SetF",
+    "NumRelRet@3",
+    "NumNonrelJudgedRet@3",
+    "GMAP",
+    "RprecMult@0.5",
+    "RprecMult@2.0",
+    "RelP@3",
+    "RBP(p=0.8)",
+    "Judged@3",
+    "Unj@3",
+    "nDCG(gains={0: 0, 1: 1, 2: 3})@3",
+    "Utility",
+    "SetP",
+    "SetRelP",
+    "SetR",
+    "SetF",
 ]
 NO_CLOSED_FORM = [
-    "Bpref", "infAP", "IPrec@0.5", "IPrecAvg", "binG", "G", "nDCGRel", "RnDCG", "RBPResid", "ERR@3", "SetAP",
+    "Bpref",
+    "infAP",
+    "IPrec@0.5",
+    "IPrecAvg",
+    "binG",
+    "G",
+    "nDCGRel",
+    "RnDCG",
+    "RBPResid",
+    "ERR@3",
+    "SetAP",
 ]
 
 
@@ -151,7 +176,11 @@ def _every_ordering(run: pd.DataFrame) -> pd.DataFrame:
     systems = []
     for i, combo in enumerate(itertools.product(*(itertools.permutations(g) for g in groups))):
         docs = [d for part in combo for d in part]
-        systems.append(pd.DataFrame({"system": f"o{i}", "query_id": "q", "doc_id": docs, "score": -np.arange(len(docs), dtype=float)}))
+        systems.append(
+            pd.DataFrame(
+                {"system": f"o{i}", "query_id": "q", "doc_id": docs, "score": -np.arange(len(docs), dtype=float)}
+            )
+        )
     return pd.concat(systems, ignore_index=True)
 
 
@@ -187,7 +216,9 @@ def test_no_closed_form_refuses_expected_ties(measure):
     run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [1.0, 1.0]})
     qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a"], "relevance": [1]})
     name = rankviz.parse_measure(measure).name
-    with pytest.raises(rankviz.InputError, match=rf"{re_escape(name)}: ties='expected' is not available.*'optimistic' or 'pessimistic'"):
+    with pytest.raises(
+        rankviz.InputError, match=rf"{re_escape(name)}: ties='expected' is not available.*'optimistic' or 'pessimistic'"
+    ):
         rankviz.evaluate(run, [measure], qrels, ties="expected")
 
 
@@ -200,7 +231,18 @@ def re_escape(text: str) -> str:
 # ----------------------------------------------------------------------------- real data
 
 
-RUNS = ["BERT", "PL2c1.0", "T5R1", "Tetralogie0Fr", "run1", "sab20.1.meta.docs", "smith.bm25", "smith.ql", "smith.rm3", "yn-r1-alltext"]
+RUNS = [
+    "BERT",
+    "PL2c1.0",
+    "T5R1",
+    "Tetralogie0Fr",
+    "run1",
+    "sab20.1.meta.docs",
+    "smith.bm25",
+    "smith.ql",
+    "smith.rm3",
+    "yn-r1-alltext",
+]
 
 
 @pytest.fixture(scope="module")
@@ -251,7 +293,9 @@ def test_judged_only_is_evaluating_the_judged_rows(data, depth):
 
 def test_summary_shows_the_judged_share_next_to_the_zero_share():
     qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
-    run = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "x", "y", "c"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    run = pd.DataFrame(
+        {"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "x", "y", "c"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]}
+    )
     table = rankviz.summary(run, k=2, qrels=qrels, confidence_level=None)
     columns = list(table.columns)
     assert columns.index("Judged@2") == columns.index("zero_share") + 1

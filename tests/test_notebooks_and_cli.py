@@ -21,8 +21,15 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def test_notebooks_exist_numbered_and_without_outputs():
     names = [p.stem for p in NOTEBOOKS]
-    for expected in ("01_quickstart", "02_metric_ladder", "03_per_query_debugging", "04_comparing_systems", "05_interactive",
-                     "06_many_systems_and_fusion", "07_at_scale"):
+    for expected in (
+        "01_quickstart",
+        "02_metric_ladder",
+        "03_per_query_debugging",
+        "04_comparing_systems",
+        "05_interactive",
+        "06_many_systems_and_fusion",
+        "07_at_scale",
+    ):
         assert expected in names
     for path in NOTEBOOKS:
         nb = json.loads(path.read_text())
@@ -141,10 +148,25 @@ def test_report_on_two_trec_covid_runs(tmp_path):
     topics.write_text("\n".join(rows) + "\n")
     out = tmp_path / "report.html"
     result = subprocess.run(
-        [sys.executable, "-m", "rankviz", "report", "--qrels", str(base / "qrels-rnd1.txt"),
-         str(base / "runs" / "smith.bm25"), str(base / "runs" / "smith.rm3"), "--topics", str(topics),
-         "--n-resamples", "2000", "-o", str(out)],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "report",
+            "--qrels",
+            str(base / "qrels-rnd1.txt"),
+            str(base / "runs" / "smith.bm25"),
+            str(base / "runs" / "smith.rm3"),
+            "--topics",
+            str(topics),
+            "--n-resamples",
+            "2000",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "cell 1/" in result.stderr  # progress
@@ -163,7 +185,9 @@ def test_report_errors(tmp_path):
     base = shared_path("trec_covid_round1")
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "rankviz", "report", *args], capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "rankviz", "report", *args], capture_output=True, text=True, timeout=300
+        )
 
     no_runs = run("--qrels", str(base / "qrels-rnd1.txt"))
     assert no_runs.returncode == 2 and "no run files given" in no_runs.stderr
@@ -181,12 +205,12 @@ def test_report_errors(tmp_path):
 @pytest.fixture
 def no_kernel(monkeypatch):
     """Make any notebook execution fail the test: the checks must all come before it."""
-    import rankviz.report
+    import rankviz.report.build
 
     def refuse(*args, **kwargs):
         raise AssertionError("a notebook was executed although the input was bad")
 
-    monkeypatch.setattr(rankviz.report, "execute_notebook", refuse)
+    monkeypatch.setattr(rankviz.report.build, "execute_notebook", refuse)
 
 
 @pytest.fixture
@@ -214,8 +238,12 @@ def test_report_refuses_to_overwrite_any_input(tiny, tmp_path, capsys, no_kernel
     link = tmp_path / "hard-link.txt"
     os.link(run, link)
     for target in (run, qrels, topics, link, tmp_path / "." / "run.txt"):
-        code = cli.main(["report", "--qrels", str(qrels), str(run), "--topics", str(topics), "-o", str(target), "--quiet"])
-        _one_line_error(capsys, code, r"^rankviz report: error: refusing to write the report to .*: it is an input file")
+        code = cli.main(
+            ["report", "--qrels", str(qrels), str(run), "--topics", str(topics), "-o", str(target), "--quiet"]
+        )
+        _one_line_error(
+            capsys, code, r"^rankviz report: error: refusing to write the report to .*: it is an input file"
+        )
     assert {p: p.read_bytes() for p in tiny} == before
 
 
@@ -246,20 +274,28 @@ def test_build_report_checks_options_before_reading_files(tiny, tmp_path, monkey
     import rankviz.io
     from rankviz.report import build_report
 
-    monkeypatch.setattr(rankviz.io, "read_qrels", lambda *a, **k: pytest.fail("a file was read before the options were checked"))
+    monkeypatch.setattr(
+        rankviz.io, "read_qrels", lambda *a, **k: pytest.fail("a file was read before the options were checked")
+    )
     qrels, run, _ = tiny
-    for bad, match in (({"n_resamples": 0}, "'n_resamples' parameter of build_report"), ({"rng": -1}, "'rng' parameter"),
-                       ({"k": 0}, "'k' parameter"), ({"depth": 0}, "'depth' parameter"), ({"output": run}, "is an input file")):
+    for bad, match in (
+        ({"n_resamples": 0}, "'n_resamples' parameter of build_report"),
+        ({"rng": -1}, "'rng' parameter"),
+        ({"k": 0}, "'k' parameter"),
+        ({"depth": 0}, "'depth' parameter"),
+        ({"output": run}, "is an input file"),
+    ):
         with pytest.raises(rankviz.InputError, match=match):
             build_report(qrels, [run], quiet=True, **{"output": tmp_path / "r.html", **bad})
 
 
 def test_report_minimum_resamples_is_the_statistics_minimum():
-    from rankviz._inference import settings
+    from rankviz.cli.commands import REPORT_MIN_RESAMPLES
+    from rankviz.stats.inference import settings
 
-    settings("check", cli.REPORT_MIN_RESAMPLES, 0.95, "bca", None)
-    with pytest.raises(rankviz.InputError, match=f"at least {cli.REPORT_MIN_RESAMPLES}"):
-        settings("check", cli.REPORT_MIN_RESAMPLES - 1, 0.95, "bca", None)
+    settings("check", REPORT_MIN_RESAMPLES, 0.95, "bca", None)
+    with pytest.raises(rankviz.InputError, match=f"at least {REPORT_MIN_RESAMPLES}"):
+        settings("check", REPORT_MIN_RESAMPLES - 1, 0.95, "bca", None)
 
 
 def test_report_bad_option_in_a_subprocess_exits_2_with_one_line(tiny):
@@ -267,7 +303,9 @@ def test_report_bad_option_in_a_subprocess_exits_2_with_one_line(tiny):
     for option in (["--n-resamples", "0"], ["--seed", "-1"]):
         result = subprocess.run(
             [sys.executable, "-m", "rankviz", "report", "--qrels", str(qrels), str(run), *option],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert "cell" not in result.stderr and "reading" not in result.stderr  # no file read, no kernel started
@@ -285,7 +323,11 @@ def test_eval_takes_several_measures_after_one_m(trec_eval_dir, capsys):
     assert capsys.readouterr().out == together
     assert cli.main(["eval", files[0], "-m", "nDCG@10", "AP", "RR", files[1]]) == 0
     assert capsys.readouterr().out == together
-    _one_line_error(capsys, cli.main(["eval", "-m", "AP", files[0]]), r"^rankviz eval: error: the following arguments are required: qrels, run")
+    _one_line_error(
+        capsys,
+        cli.main(["eval", "-m", "AP", files[0]]),
+        r"^rankviz eval: error: the following arguments are required: qrels, run",
+    )
 
 
 def test_cli_bad_inputs_are_one_line_errors(tiny, tmp_path, capsys):
@@ -297,7 +339,10 @@ def test_cli_bad_inputs_are_one_line_errors(tiny, tmp_path, capsys):
     cases = [
         (["eval", str(qrels), str(tmp_path)], r"is a directory"),
         (["eval", str(qrels), str(latin)], r"latin\.txt, line 1: the file is not valid UTF-8"),
-        (["eval", str(big), str(run)], r"big\.txt, line 1: the relevance \(4th\) field must be an integer within \+-2\*\*53"),
+        (
+            ["eval", str(big), str(run)],
+            r"big\.txt, line 1: the relevance \(4th\) field must be an integer within \+-2\*\*53",
+        ),
         (["eval", str(qrels), str(run), "-m", "nDCG@x"], r"nDCG@x"),
         (["eval", str(qrels), str(run), "-M", "-3"], r"argument -M/--depth: must be an integer >= 1"),
         (["eval", str(qrels)], r"the following arguments are required: run"),
@@ -315,7 +360,11 @@ def test_cli_warnings_are_one_line_each(tiny, capsys):
     commented.write_text("# produced by bm25\n" + run.read_text())
     assert cli.main(["eval", str(qrels), str(commented), "-m", "RR"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rankviz eval: warning: ") and "skipped 1 line(s) starting with '#'" in err[0]
+    assert (
+        len(err) == 1
+        and err[0].startswith("rankviz eval: warning: ")
+        and "skipped 1 line(s) starting with '#'" in err[0]
+    )
 
 
 @pytest.mark.slow
@@ -325,7 +374,9 @@ def test_notebooks_command_failing_cell_is_one_line(tmp_path, capsys):
 
     source = tmp_path / "nbs"
     source.mkdir()
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("raise ValueError('bad\\nvalue')")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("raise ValueError('bad\\nvalue')")]
+    )
     nbformat.write(nb, source / "broken.ipynb")
     code = cli.main(["notebooks", str(source), "-o", str(tmp_path / "out"), "--quiet", "--timeout", "60"])
     err = capsys.readouterr().err.strip().splitlines()

@@ -70,7 +70,9 @@ def generated_table(n_systems: int) -> pd.DataFrame:
 @cache
 def generated_results(n_systems: int):
     table = generated_table(n_systems)
-    return rankviz.stats.bootstrap(table, ["RR@10", "nDCG@10", "R@10", "R@100", "nDCG@20"], n_resamples=200, method="percentile", rng=0)
+    return rankviz.stats.bootstrap(
+        table, ["RR@10", "nDCG@10", "R@10", "R@100", "nDCG@20"], n_resamples=200, method="percentile", rng=0
+    )
 
 
 def queries() -> dict:
@@ -89,8 +91,12 @@ def _calls(n: int) -> dict:
         "rr_distribution": lambda ax: rp.rr_distribution(table, k=10, ax=ax),
         "failures": lambda ax: rp.failures(table, system=names[-1], queries=queries(), ax=ax),
         "ci": lambda ax: rp.ci(generated_results(n), baseline=names[0] if n > 1 else None, ax=ax),
-        "bootstrap_distribution": lambda ax: rp.bootstrap_distribution(generated_results(n), system=names[-1], measure="RR@10", ax=ax),
-        "paired_differences": lambda ax: rp.paired_differences(two, system=system_name(1), baseline=system_name(0), measure="RR@10", ax=ax),
+        "bootstrap_distribution": lambda ax: rp.bootstrap_distribution(
+            generated_results(n), system=names[-1], measure="RR@10", ax=ax
+        ),
+        "paired_differences": lambda ax: rp.paired_differences(
+            two, system=system_name(1), baseline=system_name(0), measure="RR@10", ax=ax
+        ),
         "metric_at_k": lambda ax: rp.metric_at_k(table, ax=ax),
         "metric_at_k one measure": lambda ax: rp.metric_at_k(table, measures="RR", ax=ax),
         "recall_vs_mrr": lambda ax: rp.recall_vs_mrr(table, ax=ax),

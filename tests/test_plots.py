@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import inspect
-
 import ast
+import inspect
 import subprocess
 import sys
 from functools import cache
@@ -15,8 +14,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.image
-import matplotlib.text
 import matplotlib.pyplot as plt
+import matplotlib.text
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,14 +31,25 @@ from rankviz.plots.curves import prepare_metric_at_k
 from rankviz.plots.diagnosis import prepare_recall_vs_mrr
 from rankviz.plots.differences import prepare_paired_differences
 from rankviz.plots.distributions import prepare_rr_distribution
-from rankviz.plots.intervals import interval_frame, prepare_bootstrap_distribution, prepare_ci
+from rankviz.plots.intervals import interval_frame, prepare_ci
+from rankviz.plots.resampled import prepare_bootstrap_distribution
 from rankviz.plots.worst_queries import prepare_failures
 
 from .conftest import shared_path
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = ["style", "inputs", "distributions", "worst_queries", "intervals", "differences", "curves", "diagnosis", "namespace"]
+PLOT_MODULES = [
+    "style",
+    "inputs",
+    "distributions",
+    "worst_queries",
+    "intervals",
+    "differences",
+    "curves",
+    "diagnosis",
+    "namespace",
+]
 
 
 # ----------------------------------------------------------------------------- data
@@ -130,16 +140,32 @@ def _calls():
     single, several = _bootstrap()
     return [
         ("rr_distribution", lambda ax: rp.rr_distribution(table, k=10, ax=ax)),
-        ("failures", lambda ax: rp.failures(table, system="bm25+rerank", baseline="bm25", worst_of="baseline", queries=queries, ax=ax)),
+        (
+            "failures",
+            lambda ax: rp.failures(
+                table, system="bm25+rerank", baseline="bm25", worst_of="baseline", queries=queries, ax=ax
+            ),
+        ),
         ("ci", lambda ax: rp.ci(several, baseline="bm25", ax=ax)),
         ("bootstrap_distribution", lambda ax: rp.bootstrap_distribution(single["bm25"], ax=ax)),
-        ("paired_differences", lambda ax: rp.paired_differences(table, system="bm25+rerank", baseline="bm25", measure="RR@10", ax=ax)),
+        (
+            "paired_differences",
+            lambda ax: rp.paired_differences(table, system="bm25+rerank", baseline="bm25", measure="RR@10", ax=ax),
+        ),
         ("metric_at_k", lambda ax: rp.metric_at_k(table, ax=ax)),
         ("recall_vs_mrr", lambda ax: rp.recall_vs_mrr(table, k=10, per_query=True, ax=ax)),
     ]
 
 
-CALL_NAMES = ["rr_distribution", "failures", "ci", "bootstrap_distribution", "paired_differences", "metric_at_k", "recall_vs_mrr"]
+CALL_NAMES = [
+    "rr_distribution",
+    "failures",
+    "ci",
+    "bootstrap_distribution",
+    "paired_differences",
+    "metric_at_k",
+    "recall_vs_mrr",
+]
 
 
 def _call(name):
@@ -247,7 +273,7 @@ def test_prepare_steps_run_without_matplotlib():
 import sys
 import pandas as pd
 import rankviz
-from rankviz.plots import curves, diagnosis, differences, distributions, intervals, worst_queries
+from rankviz.plots import curves, diagnosis, differences, distributions, intervals, resampled, worst_queries
 table = pd.DataFrame({"system": ["x"] * 40 + ["y"] * 40, "query_id": [f"q{i}" for i in range(40)] * 2,
                       "RR@10": [1.0, 0.5, 0.0, 0.25] * 20, "R@100": [1.0, 0.5] * 40})
 distributions.prepare_rr_distribution(table)
@@ -257,7 +283,7 @@ diagnosis.prepare_recall_vs_mrr(table, per_query=True)
 curves.prepare_metric_at_k(table.rename(columns={"R@100": "RR@100"}), measures="RR")
 results = rankviz.stats.bootstrap(table, "RR@10", n_resamples=50, rng=0)
 intervals.prepare_ci(results)
-intervals.prepare_bootstrap_distribution(results, system="x")
+resampled.prepare_bootstrap_distribution(results, system="x")
 assert "matplotlib" not in sys.modules, "a prepare step imported matplotlib"
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(rankviz.__file__).parents[1])
@@ -427,7 +453,9 @@ def test_failures_delta_is_system_minus_baseline_coloured_by_who_wins():
     both_zero = (wide["bm25"] == 0) & (wide["bm25+rerank"] == 0)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0] == f"{int(both_zero.sum())} queries: RR@10 = 0 for both"
-    picked = wide[~both_zero].reset_index().sort_values(["bm25", "query_id"], kind="mergesort").head(10)["query_id"].tolist()
+    picked = (
+        wide[~both_zero].reset_index().sort_values(["bm25", "query_id"], kind="mergesort").head(10)["query_id"].tolist()
+    )
     assert labels[1:] == picked  # the baseline's worst queries
     assert [p.get_width() for p in first.patches][1:] == wide.loc[picked, "bm25+rerank"].tolist()
     delta = (wide.loc[picked, "bm25+rerank"] - wide.loc[picked, "bm25"]).tolist()
@@ -502,7 +530,9 @@ def test_failures_errors():
         rp.failures(table, measure="AP", system="bm25")
     with pytest.raises(InputError, match="'n' parameter"):
         rp.failures(table, system="bm25", n=0)
-    with pytest.raises(ColumnError, match=r"text column \('text'"):  # the message of rankviz._tables.query_texts
+    with pytest.raises(
+        ColumnError, match=r"text column \('text'"
+    ):  # the message of rankviz._core.per_query.query_texts
         rp.failures(table, system="bm25", queries=pd.DataFrame({"query_id": ["q1"], "body": ["x"]}))
 
 
@@ -576,7 +606,9 @@ def test_ci_accepts_one_result_a_list_and_a_compare_table():
     assert [t.get_text() for t in ax.get_yticklabels()] == list(single)
     comparison = rankviz.stats.compare(_example()[3], baseline="bm25", measures=["RR@10"], n_resamples=500, rng=0)
     ax = rp.ci(comparison, ax=plt.subplots()[1])
-    assert sorted((lo, hi) for _, lo, hi in _segments(ax)) == sorted(zip(comparison.table["ci_low"], comparison.table["ci_high"]))
+    assert sorted((lo, hi) for _, lo, hi in _segments(ax)) == sorted(
+        zip(comparison.table["ci_low"], comparison.table["ci_high"])
+    )
     assert 0.0 in [line.get_xdata()[0] for line in ax.get_lines()]
 
 
@@ -730,8 +762,11 @@ def test_recall_vs_mrr_points_are_system_means_and_quadrants_are_read():
     split = means.median()
     for name, (recall, mrr) in means.iterrows():
         (entry,) = [t for t in legend if t.startswith(f"{name} — ")]
-        advice = "works" if recall >= split["R@100"] and mrr >= split["RR@10"] else (
-            "a reranker helps" if recall >= split["R@100"] else "fix retrieval first")
+        advice = (
+            "works"
+            if recall >= split["R@100"] and mrr >= split["RR@10"]
+            else ("a reranker helps" if recall >= split["R@100"] else "fix retrieval first")
+        )
         assert advice in entry
     assert any("median of 4 systems" in t for t in legend)
     assert "R@100" in ax.get_xlabel() and "MRR@10" in ax.get_ylabel()
@@ -757,8 +792,13 @@ def test_recall_vs_mrr_split_at_a_reference_system_or_at_given_numbers():
     readings = frame[frame.kind == "system"].set_index("label")["quadrant"]
     assert readings["bm25"] == "reference"
     for name in ("bm25+rerank", "rrf", "tfidf"):
-        high = (means.loc[name, "R@100"] >= means.loc["bm25", "R@100"], means.loc[name, "RR@10"] >= means.loc["bm25", "RR@10"])
-        assert readings[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[high]
+        high = (
+            means.loc[name, "R@100"] >= means.loc["bm25", "R@100"],
+            means.loc[name, "RR@10"] >= means.loc["bm25", "RR@10"],
+        )
+        assert (
+            readings[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[high]
+        )
     assert prepare_recall_vs_mrr(table, split=(0.5, 0.5)).attrs["split"] == (0.5, 0.5)
     assert prepare_recall_vs_mrr(table, thresholds=(0.4, 0.6)).attrs["split"] == (0.4, 0.6)  # the old name
     with pytest.raises(InputError, match="'split' parameter of recall_vs_mrr must be 'median', a system"):
@@ -812,7 +852,9 @@ def test_prepare_rr_distribution_counts_per_rank_and_the_not_found_bar():
 
 def test_prepare_failures_is_the_n_lowest_sorted_with_their_texts():
     table, queries = example_table(), _example()[2]
-    frame = prepare_failures(table, measure="nDCG@10", system="bm25", baseline="rrf", n=25, queries=queries, zeros="show")
+    frame = prepare_failures(
+        table, measure="nDCG@10", system="bm25", baseline="rrf", n=25, queries=queries, zeros="show"
+    )
     wide = table.pivot(index="query_id", columns="system", values="nDCG@10")
     order = one_system(table).sort_values(["nDCG@10", "query_id"], kind="mergesort").head(25)["query_id"].tolist()
     mine, other = frame[frame.system == "bm25"], frame[frame.system == "rrf"]
@@ -867,14 +909,22 @@ def test_prepare_bootstrap_distribution_is_the_resamples_and_the_interval():
 def test_prepare_paired_differences_sorts_and_counts_outcomes():
     table = example_table()
     diffs = rankviz.stats.paired_differences(table, system="bm25+rerank", baseline="bm25", measure="RR@10")
-    row = rankviz.stats.compare(table, baseline="bm25", measures="RR@10", n_resamples=200, rng=0).table.set_index("system").loc["bm25+rerank"]
+    row = (
+        rankviz.stats.compare(table, baseline="bm25", measures="RR@10", n_resamples=200, rng=0)
+        .table.set_index("system")
+        .loc["bm25+rerank"]
+    )
     for data, options in ((diffs, {}), (table, {"system": "bm25+rerank", "baseline": "bm25", "measure": "RR@10"})):
         frame = prepare_paired_differences(data, **options)
         assert frame["difference"].tolist() == sorted(diffs["difference"])
         assert frame["query_id"].tolist() == diffs["query_id"].tolist()
         counts = frame["outcome"].value_counts()
         assert (counts["win"], counts["tie"], counts["loss"]) == (row["wins"], row["ties"], row["losses"])
-        assert (frame.attrs["wins"], frame.attrs["ties"], frame.attrs["losses"]) == (row["wins"], row["ties"], row["losses"])
+        assert (frame.attrs["wins"], frame.attrs["ties"], frame.attrs["losses"]) == (
+            row["wins"],
+            row["ties"],
+            row["losses"],
+        )
         assert frame.attrs["mean"] == pytest.approx(diffs["difference"].mean(), rel=1e-12)
 
 
@@ -908,8 +958,18 @@ def test_prepare_recall_vs_mrr_points_and_quadrant_shares():
 
 def _tidy(results, low: str, high: str) -> pd.DataFrame:
     """A tidy results table with the bounds under the given names (today's 'low'/'high', the coming 'ci_low'/'ci_high')."""
-    rows = [{"system": r.system, "measure": r.measure, "estimate": r.estimate, low: r.confidence_interval.low,
-             high: r.confidence_interval.high, "method": r.method, "n_queries": r.n_queries} for r in results]
+    rows = [
+        {
+            "system": r.system,
+            "measure": r.measure,
+            "estimate": r.estimate,
+            low: r.confidence_interval.low,
+            high: r.confidence_interval.high,
+            "method": r.method,
+            "n_queries": r.n_queries,
+        }
+        for r in results
+    ]
     return pd.DataFrame(rows)
 
 
@@ -934,7 +994,10 @@ def test_interval_frame_reads_every_form_of_results_alike():
         ax = rp.ci(form, baseline="bm25", ax=plt.subplots()[1])
         drawn[name] = (_segments(ax), [t.get_text() for t in ax.get_yticklabels()])
     assert all(value == drawn["dict"] for value in drawn.values())
-    assert interval_frame(several, "ci")[["ci_low", "ci_high"]].to_numpy().tolist() == several[["ci_low", "ci_high"]].to_numpy().tolist()
+    assert (
+        interval_frame(several, "ci")[["ci_low", "ci_high"]].to_numpy().tolist()
+        == several[["ci_low", "ci_high"]].to_numpy().tolist()
+    )
 
 
 def test_bootstrap_distribution_picks_one_result_of_a_collection():
@@ -961,8 +1024,13 @@ def test_accessor_methods_evaluate_and_draw():
         assert [p.get_height() for p in container.patches] == expected[container.get_label()].tolist()
     assert run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, ax=axes[1]) is axes[1]
     labels = [t.get_text() for t in axes[1].get_yticklabels()]
-    assert len(labels) == 8 and labels[0].endswith("queries: RR@10 = 0 for bm25")  # the zeros in one row, then 7 above 0
-    assert run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=300, rng=1, baseline="bm25", ax=axes[2]) is axes[2]
+    assert len(labels) == 8 and labels[0].endswith(
+        "queries: RR@10 = 0 for bm25"
+    )  # the zeros in one row, then 7 above 0
+    assert (
+        run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=300, rng=1, baseline="bm25", ax=axes[2])
+        is axes[2]
+    )
     assert len(_segments(axes[2])) == 8
     bm25 = run[run.system == "bm25"]
     assert bm25.rank.plot.bootstrap_distribution(qrels, n_resamples=300, rng=1, bins=20, ax=axes[3]) is axes[3]
@@ -982,10 +1050,15 @@ def test_accessor_bootstrap_matches_rankviz_bootstrap_with_the_same_seed():
     ax = run.rank.plot.bootstrap_distribution(qrels, system="rrf", n_resamples=400, rng=7, ax=plt.subplots()[1])
     assert sum(p.get_height() for p in bars(ax)) == 400
     assert ax.get_lines()[0].get_xdata()[0] == expected.estimate
-    assert f"[{expected.confidence_interval.low:.4f}, {expected.confidence_interval.high:.4f}]" in ax.get_legend().get_texts()[0].get_text()
+    assert (
+        f"[{expected.confidence_interval.low:.4f}, {expected.confidence_interval.high:.4f}]"
+        in ax.get_legend().get_texts()[0].get_text()
+    )
     expected = rankviz.bootstrap(run, ["RR@10", "nDCG@10"], qrels, n_resamples=400, rng=7)
     ax = run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=400, rng=7, ax=plt.subplots()[1])
-    assert sorted((lo, hi) for _, lo, hi in _segments(ax)) == sorted(zip(expected.to_frame()["ci_low"], expected.to_frame()["ci_high"]))
+    assert sorted((lo, hi) for _, lo, hi in _segments(ax)) == sorted(
+        zip(expected.to_frame()["ci_low"], expected.to_frame()["ci_high"])
+    )
 
 
 def test_accessor_passes_evaluation_options_and_matplotlib_kwargs():
@@ -1011,7 +1084,9 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
 
     monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
     monkeypatch.setattr(rankviz.evaluation, "bootstrap", spy(bootstrap))
-    ax = run.rank.plot.failures(qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1])
+    ax = run.rank.plot.failures(
+        qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1]
+    )
     name, kwargs = seen[-1]
     assert name == "evaluate" and kwargs["per_query"] is True and (kwargs["depth"], kwargs["missing"]) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
@@ -1032,7 +1107,9 @@ def _covid():
     base = shared_path("trec_covid_round1")
     qrels = rankviz.read_qrels(base / "qrels-rnd1.txt")
     topics = rankviz.read_topics(base / "topics.covid-round1.xml")
-    runs = pd.concat([rankviz.read_run(base / "runs" / name, system=name) for name in ("smith.bm25", "smith.rm3")], ignore_index=True)
+    runs = pd.concat(
+        [rankviz.read_run(base / "runs" / name, system=name) for name in ("smith.bm25", "smith.rm3")], ignore_index=True
+    )
     return runs, qrels, topics
 
 
@@ -1044,10 +1121,14 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
     several = rankviz.stats.bootstrap(table, ["RR@10", "nDCG@10", "R@100"], n_resamples=2000, rng=0)
     draws = {
         "rr_distribution": lambda ax: rp.rr_distribution(table, k=10, ax=ax),
-        "failures": lambda ax: rp.failures(table, measure="nDCG@10", system="smith.rm3", baseline="smith.bm25", queries=topics, ax=ax),
+        "failures": lambda ax: rp.failures(
+            table, measure="nDCG@10", system="smith.rm3", baseline="smith.bm25", queries=topics, ax=ax
+        ),
         "ci": lambda ax: rp.ci(several, baseline="smith.bm25", ax=ax),
         "bootstrap_distribution": lambda ax: rp.bootstrap_distribution(single["smith.rm3"], ax=ax),
-        "paired_differences": lambda ax: rp.paired_differences(table, system="smith.rm3", baseline="smith.bm25", measure="nDCG@10", ax=ax),
+        "paired_differences": lambda ax: rp.paired_differences(
+            table, system="smith.rm3", baseline="smith.bm25", measure="nDCG@10", ax=ax
+        ),
         "metric_at_k": lambda ax: rp.metric_at_k(table, ax=ax),
         "recall_vs_mrr": lambda ax: rp.recall_vs_mrr(table, per_query=True, ax=ax),
     }
@@ -1103,7 +1184,9 @@ def test_trec_covid_recall_vs_mrr_advice_varies_with_the_data():
     """26-202 relevant per topic: R@100 stays far below 0.5, so a fixed split told every run to fix retrieval."""
     base = shared_path("trec_covid_round1")
     qrels = rankviz.read_qrels(base / "qrels-rnd1.txt")
-    runs = pd.concat([rankviz.read_run(path, system=path.name) for path in sorted((base / "runs").iterdir())], ignore_index=True)
+    runs = pd.concat(
+        [rankviz.read_run(path, system=path.name) for path in sorted((base / "runs").iterdir())], ignore_index=True
+    )
     table = rankviz.evaluate(runs, ["RR@10", "R@100"], qrels, per_query=True)
     means = table.groupby("system")[["R@100", "RR@10"]].mean()
     assert len(means) == 10 and means["R@100"].max() < 0.5
@@ -1119,10 +1202,16 @@ def test_trec_covid_recall_vs_mrr_advice_varies_with_the_data():
     assert (split_recall, split_mrr) == pytest.approx((means["R@100"].median(), means["RR@10"].median()))
     assert len(set(advice)) >= 3
     for name, (recall, mrr) in means.iterrows():
-        assert advice[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[
-            (recall >= split_recall, mrr >= split_mrr)]
+        assert (
+            advice[name]
+            == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[
+                (recall >= split_recall, mrr >= split_mrr)
+            ]
+        )
     assert advice[means["R@100"].idxmax()] in ("tr", "br")  # the run that finds the most is not told to fix retrieval
     assert advice[means["R@100"].idxmin()] == "bl"
     assert advice[means["RR@10"].idxmax()] in ("tr", "tl")  # nor is the best-ranking run told to rerank
     against_bm25, _ = readings(split="smith.bm25")
-    assert against_bm25["smith.bm25"] == "reference" and against_bm25["smith.rm3"] == "tr"  # rm3: more recall, higher MRR
+    assert (
+        against_bm25["smith.bm25"] == "reference" and against_bm25["smith.rm3"] == "tr"
+    )  # rm3: more recall, higher MRR

@@ -40,7 +40,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
 
 def _pytrec(run, qrels, rel):
     evaluator = pytrec_eval.RelevanceEvaluator(
-        rankviz.qrels_to_dict(qrels), {"recip_rank", "map", "ndcg", "Rprec", "P", "recall", "ndcg_cut", "success", "map_cut"},
+        rankviz.qrels_to_dict(qrels),
+        {"recip_rank", "map", "ndcg", "Rprec", "P", "recall", "ndcg_cut", "success", "map_cut"},
         relevance_level=rel,
     )
     return evaluator.evaluate(rankviz.run_to_dict(run))
@@ -58,7 +59,12 @@ def test_agrees_with_pytrec_eval_per_query(data, rel):
     for qid, values in expected.items():
         for trec_name, column in names.items():
             got = table.loc[qid, column]
-            assert math.isclose(got, values[trec_name], rel_tol=1e-9, abs_tol=1e-12), (qid, trec_name, got, values[trec_name])
+            assert math.isclose(got, values[trec_name], rel_tol=1e-9, abs_tol=1e-12), (
+                qid,
+                trec_name,
+                got,
+                values[trec_name],
+            )
     # Judged queries the run never retrieved are in the table with zeros (trec_eval -c); pytrec_eval skips them.
     for qid in set(table.index) - set(expected):
         assert (table.loc[qid, list(names.values())] == 0).all()
@@ -95,7 +101,12 @@ def test_every_pytrec_eval_measure_agrees_per_query(data, rel, judged_only):
     measures = {name: rankviz.parse_measure(name) for name in names}
     table = rankviz.evaluate(run, list(measures.values()), qrels, per_query=True, rel=rel, judged_only=judged_only)
     table = table.set_index("query_id")
-    columns = {name: rankviz.measures.Measure(m.family, m.cutoff, params={**dict(m.params), **({"rel": rel} if "rel" in dict(m.params) else {})}).name for name, m in measures.items()}
+    columns = {
+        name: rankviz.measures.Measure(
+            m.family, m.cutoff, params={**dict(m.params), **({"rel": rel} if "rel" in dict(m.params) else {})}
+        ).name
+        for name, m in measures.items()
+    }
     for qid, values in expected.items():
         for name, value in values.items():
             got = table.loc[qid, columns[name]]

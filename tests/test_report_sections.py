@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rankviz import report_sections as rs
+from rankviz.report import sections as rs
 
 
 def test_title_contents_and_details_escape_user_strings():
-    page = rs.title_block("<b>T</b>", "2 runs on <q>", "k = 10") + rs.contents([("summary", "Summary")], ["<run&1>", "b"])
+    page = rs.title_block("<b>T</b>", "2 runs on <q>", "k = 10") + rs.contents(
+        [("summary", "Summary")], ["<run&1>", "b"]
+    )
     assert "<b>T</b>" not in page and "&lt;b&gt;T&lt;/b&gt;" in page and "&lt;run&amp;1&gt;" in page
     assert 'href="#system-1"' in page and 'href="#system-2"' in page and 'href="#summary"' in page
     line = rs.system_summary("<x>", pd.Series({"RR@10": 0.123456}), baseline=True)
@@ -19,8 +21,14 @@ def test_title_contents_and_details_escape_user_strings():
 
 
 def test_comparison_overview_counts_significant_wins_and_losses():
-    table = pd.DataFrame({"system": ["a", "b", "c"] * 2, "measure": ["RR@10"] * 3 + ["AP"] * 3,
-                          "difference": [0.1, -0.2, 0.01, 0.05, 0.0, -0.01], "p_corrected": [0.01, 0.001, 0.5, 0.2, 1.0, 0.04]})
+    table = pd.DataFrame(
+        {
+            "system": ["a", "b", "c"] * 2,
+            "measure": ["RR@10"] * 3 + ["AP"] * 3,
+            "difference": [0.1, -0.2, 0.01, 0.05, 0.0, -0.01],
+            "p_corrected": [0.01, 0.001, 0.5, 0.2, 1.0, 0.04],
+        }
+    )
     page = rs.comparison_overview(table, "<base>")
     assert "&lt;base&gt;" in page
     rows = pd.read_html(__import__("io").StringIO(page))[0].set_index("measure")

@@ -98,7 +98,10 @@ def test_lists_shape_with_sets_and_system_column():
     assert values.name == "RR"
     per_query = lists.rank.evaluate("RR@1", per_query=True)
     assert per_query.set_index(["system", "query_id"])["RR@1"].to_dict() == {
-        ("x", "q1"): 0.0, ("x", "q2"): 1.0, ("y", "q1"): 1.0, ("y", "q2"): 0.0,
+        ("x", "q1"): 0.0,
+        ("x", "q2"): 1.0,
+        ("y", "q1"): 1.0,
+        ("y", "q2"): 0.0,
     }
 
 

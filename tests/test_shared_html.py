@@ -6,7 +6,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from rankviz.shared_html import WIDGET_VIEW, figure_html, note, notes_from_stderr, prepare_for_sharing, scrub_paths
+from rankviz.report.shared_html import (
+    WIDGET_VIEW,
+    figure_html,
+    note,
+    notes_from_stderr,
+    prepare_for_sharing,
+    scrub_paths,
+)
 
 STDERR = (
     "/tmp/ipykernel_4242/1234567.py:1: TiesWarning: summary: score ties can move RR@10 of 'bm25' by up to 0.0012. "
@@ -31,7 +38,9 @@ def test_note_says_what_to_do_and_escapes():
 
 
 def test_a_long_list_of_findings_is_one_line_and_a_details():
-    message = "; ".join(f"RR@10 of 'run{i}' is non-zero on only 5 of 30 queries: with so few, no interval holds" for i in range(12))
+    message = "; ".join(
+        f"RR@10 of 'run{i}' is non-zero on only 5 of 30 queries: with so few, no interval holds" for i in range(12)
+    )
     page = note(message, category="DegenerateDataWarning")
     assert "(and 11 more like it)" in page and "<details>" in page and page.count("<li>") == 11
 

@@ -49,8 +49,12 @@ def test_randomization_p_agrees_with_scipy_permutation_test():
     table = pd.concat([_table(base, system="a"), _table(better, system="b")], ignore_index=True)
     ours = stats.compare(table, baseline="a", test="randomization", correction=None, n_resamples=10_000, rng=3)
     theirs = sps.permutation_test(
-        (better, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        n_resamples=10_000, rng=4, vectorized=True,
+        (better, base),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=10_000,
+        rng=4,
+        vectorized=True,
     )
     assert abs(ours.table["p_value"].iloc[0] - theirs.pvalue) < 0.012  # p-value Monte Carlo SE ~0.003 at these values
 
@@ -61,8 +65,13 @@ def test_exact_randomization_for_small_n_equals_scipy_exact():
     table = pd.concat([_table(d_base, system="a"), _table(d_sys, system="b")], ignore_index=True)
     with pytest.warns(rankviz.DegenerateDataWarning):
         ours = stats.compare(table, baseline="a", correction=None, n_resamples=10_000, rng=0)
-    theirs = sps.permutation_test((d_sys, d_base), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                  permutation_type="samples", n_resamples=10_000, vectorized=True)
+    theirs = sps.permutation_test(
+        (d_sys, d_base),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=10_000,
+        vectorized=True,
+    )
     assert ours.table["p_value"].iloc[0] == pytest.approx(theirs.pvalue, abs=1e-12)
 
 
@@ -120,10 +129,14 @@ def test_paired_bootstrap_uses_same_resamples_for_all_systems():
 
 def test_several_measures_give_tidy_table():
     rng = np.random.default_rng(6)
-    table = pd.DataFrame({"query_id": [f"q{i}" for i in range(50)], "RR@10": _rr_sample(50, 0.3, rng), "nDCG@10": rng.random(50)})
+    table = pd.DataFrame(
+        {"query_id": [f"q{i}" for i in range(50)], "RR@10": _rr_sample(50, 0.3, rng), "nDCG@10": rng.random(50)}
+    )
     tidy = stats.bootstrap(table, ["RR@10", "nDCG@10"], rng=0, n_resamples=2000).to_frame()
     assert list(tidy["measure"]) == ["RR@10", "nDCG@10"]
-    assert {"estimate", "ci_low", "ci_high", "standard_error", "method", "n_queries", "n_resamples"} <= set(tidy.columns)
+    assert {"estimate", "ci_low", "ci_high", "standard_error", "method", "n_queries", "n_resamples"} <= set(
+        tidy.columns
+    )
 
 
 def test_pairing_is_by_query_id_not_row_order():
@@ -132,7 +145,9 @@ def test_pairing_is_by_query_id_not_row_order():
     table = pd.concat([_table(a, "AP", "a"), _table(b, "AP", "b")], ignore_index=True)
     shuffled = table.sample(frac=1.0, random_state=1).reset_index(drop=True)
     first = stats.compare(table, baseline="a", rng=0, n_resamples=3000)
-    second = stats.compare(shuffled.sort_values("query_id", key=lambda s: s.str.len()), baseline="a", rng=0, n_resamples=3000)
+    second = stats.compare(
+        shuffled.sort_values("query_id", key=lambda s: s.str.len()), baseline="a", rng=0, n_resamples=3000
+    )
     assert first.table["difference"].iloc[0] == pytest.approx(second.table["difference"].iloc[0])
     assert first.table["wins"].iloc[0] == second.table["wins"].iloc[0]
 
@@ -183,7 +198,9 @@ def test_tied_paired_scores_get_the_t_interval_and_a_bootstrap_interval_says_it_
     row = res.table.iloc[0]
     assert row["ties"] == 30 and row["ci_method"] == "t" and res.method == "t"
     assert (row["ci_low"], row["ci_high"]) == (row["t_ci_low"], row["t_ci_high"])
-    with pytest.warns(rankviz.DegenerateDataWarning, match=r"a bca interval of a mean difference covers less than its level"):
+    with pytest.warns(
+        rankviz.DegenerateDataWarning, match=r"a bca interval of a mean difference covers less than its level"
+    ):
         bca = stats.compare(table, baseline="a", rng=0, n_resamples=2000, method="bca")
     assert bca.table["ci_method"].iloc[0] == "bca"
     # said once per call, not once per system x measure
@@ -197,7 +214,9 @@ def test_few_non_zero_queries_warn_as_calibrated():
     """Fewer than 15 non-zero queries and >= 80% zeros: the rule benchmarks/coverage.py calibrated."""
     sparse = np.zeros(60)
     sparse[:6] = [1.0, 0.5, 0.25, 1.0, 0.2, 0.5]
-    with pytest.warns(rankviz.DegenerateDataWarning, match=r"non-zero on only 6 of 60 queries.*Report the share of zero"):
+    with pytest.warns(
+        rankviz.DegenerateDataWarning, match=r"non-zero on only 6 of 60 queries.*Report the share of zero"
+    ):
         stats.bootstrap(_table(sparse), "RR@10", rng=0, n_resamples=500)
     moderate = np.zeros(25)
     moderate[:12] = 0.5  # 13 zeros of 25 (52%): its interval holds, no warning
@@ -218,10 +237,22 @@ def test_no_warnings_on_healthy_data():
     "kwargs, error, message",
     [
         ({"measures": "nDCG@5"}, rankviz.ColumnError, r"no column for measure 'nDCG@5'; it has 'AP'"),
-        ({"n_resamples": 0}, rankviz.InputError, r"The 'n_resamples' parameter of bootstrap must be an int in the range \[1, inf\)"),
-        ({"confidence_level": 1.0}, rankviz.InputError, r"The 'confidence_level' parameter of bootstrap must be a float in the open interval \(0, 1\)\. Got 1\.0"),
+        (
+            {"n_resamples": 0},
+            rankviz.InputError,
+            r"The 'n_resamples' parameter of bootstrap must be an int in the range \[1, inf\)",
+        ),
+        (
+            {"confidence_level": 1.0},
+            rankviz.InputError,
+            r"The 'confidence_level' parameter of bootstrap must be a float in the open interval \(0, 1\)\. Got 1\.0",
+        ),
         ({"confidence_level": 0}, rankviz.InputError, r"open interval \(0, 1\)\. Got 0 instead"),
-        ({"method": "basic"}, rankviz.InputError, r"The 'method' parameter of bootstrap must be one of 'bca', 'percentile'"),
+        (
+            {"method": "basic"},
+            rankviz.InputError,
+            r"The 'method' parameter of bootstrap must be one of 'bca', 'percentile'",
+        ),
     ],
 )
 def test_bootstrap_errors(kwargs, error, message):
@@ -231,19 +262,27 @@ def test_bootstrap_errors(kwargs, error, message):
 
 
 def test_compare_errors():
-    table = pd.concat([_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True)
+    table = pd.concat(
+        [_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True
+    )
     with pytest.raises(rankviz.InputError, match=r"unknown baseline 'bm25'; the systems are 'a', 'b'"):
         stats.compare(table, baseline="bm25")
     other = table.assign(query_id=np.where(table.system == "b", "x" + table.query_id, table.query_id))
     with pytest.raises(rankviz.InputError, match=r"system 'b' has no queries in common with the baseline 'a'"):
         stats.compare(other, baseline="a")
-    with pytest.raises(rankviz.InputError, match=r"'n_resamples' parameter of compare must be an int in the range \[1, inf\)"):
+    with pytest.raises(
+        rankviz.InputError, match=r"'n_resamples' parameter of compare must be an int in the range \[1, inf\)"
+    ):
         stats.compare(table, baseline="a", n_resamples=0)
-    with pytest.raises(rankviz.InputError, match=r"'confidence_level' parameter of compare must be a float in the open interval"):
+    with pytest.raises(
+        rankviz.InputError, match=r"'confidence_level' parameter of compare must be a float in the open interval"
+    ):
         stats.compare(table, baseline="a", confidence_level=95)
     with pytest.raises(rankviz.ColumnError, match=r"no column for measure 'RR@10'"):
         stats.compare(table, baseline="a", measures="RR@10")
-    with pytest.raises(rankviz.InputError, match=r"The 'test' parameter of compare must be one of 'randomization', 't', 'wilcoxon'"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The 'test' parameter of compare must be one of 'randomization', 't', 'wilcoxon'"
+    ):
         stats.compare(table, baseline="a", test="sign")
     with pytest.raises(rankviz.ColumnError, match="compare needs several systems"):
         stats.compare(_table(np.linspace(0, 1, 30), "AP"), baseline="a")
@@ -265,8 +304,14 @@ def _systems(n_systems, n_queries, seed):
     frames = []
     for s in range(n_systems):
         values = np.clip(base + rng.normal(0, 0.2, n_queries), 0, 1) * (rng.random(n_queries) > 0.4)
-        frame = pd.DataFrame({"system": f"s{s}", "query_id": [f"q{i:03d}" for i in range(n_queries)], "RR@10": values,
-                              "nDCG@10": np.clip(values + 0.1, 0, 1)})
+        frame = pd.DataFrame(
+            {
+                "system": f"s{s}",
+                "query_id": [f"q{i:03d}" for i in range(n_queries)],
+                "RR@10": values,
+                "nDCG@10": np.clip(values + 0.1, 0, 1),
+            }
+        )
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
@@ -285,18 +330,23 @@ def test_same_seed_same_interval_alone_with_others_reordered_and_with_missing_qu
         assert mine.confidence_interval == theirs.confidence_interval, measure
         np.testing.assert_array_equal(mine.bootstrap_distribution, theirs.bootstrap_distribution)
     # systems with the same queries are still paired (the same resamples), whatever their rows' order
-    assert crowd["s1", "RR@10"].confidence_interval == stats.bootstrap(
-        table[table.system == "s1"], "RR@10", rng=11, n_resamples=2000
-    )["RR@10"].confidence_interval
+    assert (
+        crowd["s1", "RR@10"].confidence_interval
+        == stats.bootstrap(table[table.system == "s1"], "RR@10", rng=11, n_resamples=2000)["RR@10"].confidence_interval
+    )
 
 
 def test_compare_pair_does_not_depend_on_the_other_systems():
     table = _systems(8, 60, seed=2)
     pair = table[table.system.isin(["s0", "s1"])]
     alone = stats.compare(pair, baseline="s0", rng=5, n_resamples=2000).table.set_index(["system", "measure"])
-    crowd = stats.compare(table.iloc[::-1], baseline="s0", rng=5, n_resamples=2000).table.set_index(["system", "measure"])
+    crowd = stats.compare(table.iloc[::-1], baseline="s0", rng=5, n_resamples=2000).table.set_index(
+        ["system", "measure"]
+    )
     # everything but the corrected p-value (its family is the whole call) is the same
-    pd.testing.assert_frame_equal(alone.loc[["s1"]].drop(columns="p_corrected"), crowd.loc[["s1"]].drop(columns="p_corrected"))
+    pd.testing.assert_frame_equal(
+        alone.loc[["s1"]].drop(columns="p_corrected"), crowd.loc[["s1"]].drop(columns="p_corrected")
+    )
 
 
 @pytest.mark.filterwarnings("ignore::rankviz.DegenerateDataWarning")
@@ -313,22 +363,31 @@ def test_interval_does_not_move_with_summation_order():
 
 
 def test_duplicate_and_missing_cells_are_refused_naming_system_query_and_column():
-    table = pd.concat([_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True)
+    table = pd.concat(
+        [_table(np.linspace(0, 1, 30), "AP", "a"), _table(np.linspace(0, 1, 30), "AP", "b")], ignore_index=True
+    )
     doubled = pd.concat([table, table.iloc[[0]]], ignore_index=True)
     for call in (lambda t: stats.compare(t, baseline="a"), lambda t: stats.bootstrap(t, "AP")):
         with pytest.raises(rankviz.InputError, match=r"system 'a', query 'q0' has 2 rows in the per-query table"):
             call(doubled)
     holed = table.copy()
     holed.loc[35, "AP"] = np.nan
-    for call in (lambda t: stats.compare(t, baseline="a"), lambda t: stats.bootstrap(t, "AP"),
-                 lambda t: stats.paired_differences(t, system="b", baseline="a", measure="AP")):
-        with pytest.raises(rankviz.InputError, match=r"system 'b', query 'q5' has no finite value in column 'AP' \(nan; 1 such rows\)"):
+    for call in (
+        lambda t: stats.compare(t, baseline="a"),
+        lambda t: stats.bootstrap(t, "AP"),
+        lambda t: stats.paired_differences(t, system="b", baseline="a", measure="AP"),
+    ):
+        with pytest.raises(
+            rankviz.InputError, match=r"system 'b', query 'q5' has no finite value in column 'AP' \(nan; 1 such rows\)"
+        ):
             call(holed)
 
 
 def test_too_few_resamples_for_the_level_are_refused():
     table = _table(np.linspace(0, 1, 30), "AP")
-    with pytest.raises(rankviz.InputError, match=r"'n_resamples' parameter of bootstrap must be at least 40 for a 95% interval"):
+    with pytest.raises(
+        rankviz.InputError, match=r"'n_resamples' parameter of bootstrap must be at least 40 for a 95% interval"
+    ):
         stats.bootstrap(table, "AP", n_resamples=1)
     with pytest.raises(rankviz.InputError, match=r"at least 200 for a 99% interval"):
         stats.bootstrap(table, "AP", n_resamples=100, confidence_level=0.99)
@@ -338,7 +397,10 @@ def test_too_few_resamples_for_the_level_are_refused():
 def test_zero_variance_difference_gives_a_defined_p_and_a_note():
     base = np.linspace(0, 0.5, 10)
     table = pd.concat([_table(base, "AP", "a"), _table(base + 0.1, "AP", "b")], ignore_index=True)
-    with pytest.warns(rankviz.DegenerateDataWarning, match=r"every query changes by the same amount \(\+0\.1\), so the t-test is undefined"):
+    with pytest.warns(
+        rankviz.DegenerateDataWarning,
+        match=r"every query changes by the same amount \(\+0\.1\), so the t-test is undefined",
+    ):
         result = stats.compare(table, baseline="a", test="t", n_resamples=1000, rng=0)
     assert math.isnan(result.table["p_value"].iloc[0]) and math.isnan(result.table["p_corrected"].iloc[0])
     with pytest.warns(rankviz.DegenerateDataWarning):
@@ -372,8 +434,9 @@ def test_topic_set_size_is_the_smallest_n_reaching_the_target():
 def test_power_from_a_per_query_table():
     rng = np.random.default_rng(3)
     base = rng.random(60)
-    table = pd.concat([_table(base, "AP", "a"), _table(np.clip(base + rng.normal(0.02, 0.1, 60), 0, 1), "AP", "b")],
-                      ignore_index=True)
+    table = pd.concat(
+        [_table(base, "AP", "a"), _table(np.clip(base + rng.normal(0.02, 0.1, 60), 0, 1), "AP", "b")], ignore_index=True
+    )
     d = stats.paired_differences(table, system="b", baseline="a", measure="AP")["difference"]
     result = stats.power(table, system="b", baseline="a", measure="AP")
     assert result.n_queries == 60 and result.sd == pytest.approx(d.std(ddof=1))

@@ -13,8 +13,24 @@ from hypothesis import strategies as st
 
 import rankviz
 
-MEASURES = ["RR", "RR@2", "RR(rel=2)@3", "AP", "AP@3", "nDCG", "nDCG@2", "nDCG(gain='exp')@3", "P@2", "P@4",
-            "R@1", "R@3", "Success@1", "Success@3", "Rprec", "Rprec(rel=2)"]
+MEASURES = [
+    "RR",
+    "RR@2",
+    "RR(rel=2)@3",
+    "AP",
+    "AP@3",
+    "nDCG",
+    "nDCG@2",
+    "nDCG(gain='exp')@3",
+    "P@2",
+    "P@4",
+    "R@1",
+    "R@3",
+    "Success@1",
+    "Success@3",
+    "Rprec",
+    "Rprec(rel=2)",
+]
 
 # Random runs and qrels may share no judged document at all; that warning is not what these tests are about.
 pytestmark = pytest.mark.filterwarnings("ignore::rankviz.UnmatchedIdsWarning")
@@ -76,7 +92,9 @@ def tied_runs(draw):
     judged_docs = [(d, g) for d, g in zip(docs, grades) if g is not None] + [(f"x{i}", g) for i, g in enumerate(extra)]
     if not judged_docs:
         judged_docs = [("x9", 1)]
-    qrels = pd.DataFrame({"query_id": "q", "doc_id": [d for d, _ in judged_docs], "relevance": [g for _, g in judged_docs]})
+    qrels = pd.DataFrame(
+        {"query_id": "q", "doc_id": [d for d, _ in judged_docs], "relevance": [g for _, g in judged_docs]}
+    )
     return run, qrels
 
 
@@ -87,7 +105,10 @@ def test_expected_optimistic_pessimistic_match_brute_force(data):
     grade_of = dict(zip(qrels.doc_id, qrels.relevance))
     grades = [grade_of.get(d, 0) for d in run.doc_id]
     judged = qrels.relevance.tolist()
-    modes = {mode: rankviz.evaluate(run, MEASURES, qrels, ties=mode).iloc[0] for mode in ("expected", "optimistic", "pessimistic")}
+    modes = {
+        mode: rankviz.evaluate(run, MEASURES, qrels, ties=mode).iloc[0]
+        for mode in ("expected", "optimistic", "pessimistic")
+    }
     for measure in MEASURES:
         name = rankviz.parse_measure(measure).name
         mean, best, worst = _brute_force(run.score.tolist(), grades, judged, measure)
@@ -117,9 +138,14 @@ def test_expected_is_invariant_to_doc_names_and_bounded(data, seed):
 @given(n=st.integers(1, 8), seed=st.integers(0, 10_000))
 def test_without_ties_all_modes_agree(n, seed):
     rng = np.random.default_rng(seed)
-    run = pd.DataFrame({"query_id": "q", "doc_id": [f"d{i}" for i in range(n)], "score": rng.permutation(n).astype(float)})
+    run = pd.DataFrame(
+        {"query_id": "q", "doc_id": [f"d{i}" for i in range(n)], "score": rng.permutation(n).astype(float)}
+    )
     qrels = pd.DataFrame({"query_id": "q", "doc_id": [f"d{i}" for i in range(n)], "relevance": rng.integers(0, 3, n)})
-    tables = [rankviz.evaluate(run, MEASURES, qrels, ties=mode) for mode in ("trec_eval", "expected", "optimistic", "pessimistic")]
+    tables = [
+        rankviz.evaluate(run, MEASURES, qrels, ties=mode)
+        for mode in ("trec_eval", "expected", "optimistic", "pessimistic")
+    ]
     for other in tables[1:]:
         np.testing.assert_allclose(tables[0].to_numpy(dtype=float), other.to_numpy(dtype=float), atol=1e-12)
 
@@ -207,7 +233,8 @@ def test_real_tied_runs(path, tied_rows):
     from .conftest import shared_path
 
     qrels_path = (
-        shared_path("trec_covid_round1", "qrels-rnd1.txt") if path[0] == "trec_covid_round1"
+        shared_path("trec_covid_round1", "qrels-rnd1.txt")
+        if path[0] == "trec_covid_round1"
         else shared_path("cranfield", "QRelsCorrectedforTRECeval")
     )
     run = rankviz.read_run(shared_path(*path))

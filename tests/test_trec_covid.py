@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pandas as pd
 import pytest
@@ -11,11 +11,22 @@ import rankviz
 
 from .conftest import shared_path
 
-RUNS = ["BERT", "PL2c1.0", "T5R1", "Tetralogie0Fr", "run1", "sab20.1.meta.docs", "smith.bm25", "smith.ql", "smith.rm3", "yn-r1-alltext"]
+RUNS = [
+    "BERT",
+    "PL2c1.0",
+    "T5R1",
+    "Tetralogie0Fr",
+    "run1",
+    "sab20.1.meta.docs",
+    "smith.bm25",
+    "smith.ql",
+    "smith.rm3",
+    "yn-r1-alltext",
+]
 COLUMNS = {"nDCG@10": "ndcg@10", "P@5": "p@5", "AP": "MAP"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data():
     base = shared_path("trec_covid_round1")
     board = pd.read_csv(base / "leaderboard-round1.csv").set_index("run")
@@ -24,7 +35,7 @@ def _data():
     return board, qrels, runs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _scores(score_dtype: str) -> pd.DataFrame:
     board, qrels, runs = _data()
     return runs.rank.evaluate(list(COLUMNS), qrels=qrels, depth=1000, score_dtype=score_dtype).set_index("system")

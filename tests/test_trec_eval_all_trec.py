@@ -19,7 +19,11 @@ CONFIGS = {
     "aq": ("out.test.aq", ["qrels.test", "results.test"], []),  # -q -m all_trec
     "aqc": ("out.test.aqc", ["qrels.test", "results.trunc"], []),  # -c: rankviz's default missing='zero'
     "aqcM": ("out.test.aqcM", ["qrels.test", "results.trunc"], ["-M", "100"]),  # -c -M100
-    "aql": ("out.test.aql", ["qrels.rel_level", "results.test"], ["-m", "relstring.20", "-l", "2"]),  # -mrelstring.20 -l2
+    "aql": (
+        "out.test.aql",
+        ["qrels.rel_level", "results.test"],
+        ["-m", "relstring.20", "-l", "2"],
+    ),  # -mrelstring.20 -l2
 }
 
 
@@ -45,8 +49,8 @@ def test_all_trec_output_is_trec_evals_line_for_line(config, capsys):
 
 def test_all_trec_names_all_parse_back():
     """Every name of all_trec is a measure rankviz parses, and prints under the same name."""
+    from rankviz.cli.trec_output import ALL_TREC
     from rankviz.measures import parse_measure
-    from rankviz.trec_output import ALL_TREC
 
     for name in ALL_TREC:
         assert parse_measure(name).trec_name == name

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz._options import EvalOptions
-from rankviz.trec_output import ALL_TREC, trec_eval_lines
+from rankviz._core.options import EvalOptions
+from rankviz.cli.trec_output import ALL_TREC, trec_eval_lines
 
 from .strategies import run_and_qrels
 
@@ -52,7 +52,9 @@ def _close(expected: str, got: str) -> bool:
     return abs(float(expected) - float(got)) <= 1e-4 + 1e-9
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(data=run_and_qrels(), rel=st.sampled_from([1, 2]), depth=st.sampled_from([None, 4]), judged_only=st.booleans())
 def test_every_all_trec_value_matches_the_c_program(trec_eval_binary, tmp_path_factory, data, rel, depth, judged_only):
     run, qrels = data

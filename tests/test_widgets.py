@@ -22,7 +22,7 @@ from rankviz.datasets import load_example, load_example_documents
 
 widgets = pytest.importorskip("rankviz.widgets")
 ipywidgets = pytest.importorskip("ipywidgets")
-from rankviz.widgets import render  # noqa: E402 - after the importorskip of ipywidgets
+from rankviz.widgets import render
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_interactive.ipynb"
 
@@ -190,7 +190,9 @@ def small():
             "relevance": [2, 0, 1, 0, 0, 1],
         }
     )
-    queries = pd.DataFrame({"query_id": ["q1", "q2", "q3", "q4"], "text": ["first query", "second one", "third", "fourth"]})
+    queries = pd.DataFrame(
+        {"query_id": ["q1", "q2", "q3", "q4"], "text": ["first query", "second one", "third", "fourth"]}
+    )
     documents = pd.DataFrame(
         {
             "doc_id": [f"d{i}" for i in range(1, 10)],
@@ -262,7 +264,9 @@ def test_ranked_list_table_marks_relevant_rows(small):
 
 def test_explorer_model_next_failure_walks_and_wraps():
     run = pd.DataFrame({"query_id": [f"q{i}" for i in range(5)], "doc_id": ["d"] * 5, "score": [1.0] * 5})
-    qrels = pd.DataFrame({"query_id": [f"q{i}" for i in range(5)], "doc_id": ["d", "x", "d", "x", "x"], "relevance": [1] * 5})
+    qrels = pd.DataFrame(
+        {"query_id": [f"q{i}" for i in range(5)], "doc_id": ["d", "x", "d", "x", "x"], "relevance": [1] * 5}
+    )
     model = widgets.ExplorerModel(run, qrels)
     # AP orders the failures (AP 0) first too; failures are q1, q3, q4
     assert model.next_failure(None, 10, after=None) == "q1"
@@ -366,7 +370,9 @@ def test_explorer_escapes_every_user_string():
     )
     qrels = pd.DataFrame({"query_id": ["<q>"], "doc_id": [XSS_DOC], "relevance": [1]})
     queries = pd.DataFrame({"query_id": ["<q>"], "text": [XSS_QUERY]})
-    documents = pd.DataFrame({"doc_id": [XSS_DOC, "plain"], "title": ['"quoted" <i>title</i>', "t"], "text": [XSS_TEXT, "x"]})
+    documents = pd.DataFrame(
+        {"doc_id": [XSS_DOC, "plain"], "title": ['"quoted" <i>title</i>', "t"], "text": [XSS_TEXT, "x"]}
+    )
     ui = widgets.explore(run, qrels, queries=queries, documents=documents)
     shown = ui.header.value + ui.measures.value + ui.table.value + ui.status.value
     assert "&lt;img src=x onerror=alert(1)&gt;" in ui.header.value
@@ -421,7 +427,8 @@ def test_render_escapes_user_strings():
     rows = render.ranked_list_table(table)
     measures = render.measure_table({evil: 0.5}, {evil: 0.25}, 1)
     status = render.status_line(
-        {"listed": 1, "total": 1, "failing": 0, "failure_measure": evil, "unjudged": 0, "closed_world": False}, note=evil
+        {"listed": 1, "total": 1, "failing": 0, "failure_measure": evil, "unjudged": 0, "closed_world": False},
+        note=evil,
     )
     card = render.explanation([evil]) + render.query_option(0.5, evil, evil)
     for html in (header, rows, measures, status, render.explanation([evil])):
@@ -442,8 +449,12 @@ def test_explore_columns_mapping_is_forwarded(small):
     with pytest.raises(InputError, match="unknown role 'dco'. Did you mean 'doc'"):
         widgets.explore(run, qrels, columns={"dco": "doc_id"})
     # the query and system columns can be named too: query= and system= are values, never column names
-    topic = widgets.explore(run.rename(columns={"query_id": "topic", "system": "runid"}), qrels,
-                            columns={"query": "topic", "system": "runid"}, system="A")
+    topic = widgets.explore(
+        run.rename(columns={"query_id": "topic", "system": "runid"}),
+        qrels,
+        columns={"query": "topic", "system": "runid"},
+        system="A",
+    )
     assert topic.model.worst_first("A", 10).equals(expected.model.worst_first("A", 10))
     assert topic.model.ranked("A", "q1")["doc_id"].tolist() == ["d1", "d2", "d3"]
 
@@ -494,7 +505,11 @@ def test_explorers_share_no_state(small):
         ({"measure": "RR@5", "k": 10}, InputError, r"measure=.RR@5. and k=10 disagree.*measure=.RR@k. with k=10"),
         ({"measure": "MRRR@10"}, InputError, "Unknown measure"),
         ({"k": 0}, InputError, "'k' parameter of explore"),
-        ({"queries": pd.DataFrame({"id": ["q1"], "words": ["x"]})}, InputError, "queries must be a DataFrame with a query id"),
+        (
+            {"queries": pd.DataFrame({"id": ["q1"], "words": ["x"]})},
+            InputError,
+            "queries must be a DataFrame with a query id",
+        ),
         ({"queries": ["q1"]}, InputError, "queries must be a DataFrame"),
         ({"documents": pd.DataFrame({"doc_id": ["d1"]})}, InputError, "documents needs .* a 'text' column"),
         ({"documents": {"d1": "x"}}, InputError, "documents must be a DataFrame"),
@@ -519,7 +534,9 @@ def test_explore_rejects_empty_or_non_frame_run(small):
 
 
 def test_explore_closed_world_warns_once_and_says_so():
-    run = pd.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "z"], "score": [2.0, 1.0, 1.0], "relevance": [0, 1, 0]})
+    run = pd.DataFrame(
+        {"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "z"], "score": [2.0, 1.0, 1.0], "relevance": [0, 1, 0]}
+    )
     with pytest.warns(ClosedWorldWarning):
         ui = widgets.explore(run)
     # later recomputations do not warn again (the suite turns rankviz warnings into errors)
@@ -675,12 +692,16 @@ def test_explorer_bundle_has_a_static_snapshot_of_the_shown_query(small):
     assert ui.query.value in page[first : first + 400]  # the selected query is the first, visible panel
     assert page.count('class="rankviz-panel"') == page.count('class="rankviz-panel-table"') == len(ui.query.options)
     assert "system: A" in page and '<span class="widget-readout">2</span>' in page
-    assert len(re.findall(r"<tr class=\"rankviz-(?:non)?relevant", page)) <= 2 * len(ui.query.options)  # top k = 2 rows each
+    assert len(re.findall(r"<tr class=\"rankviz-(?:non)?relevant", page)) <= 2 * len(
+        ui.query.options
+    )  # top k = 2 rows each
     assert 'data-failure="1"' in page and "next failure" in page
 
 
 def test_explorer_snapshot_escapes_every_user_string():
-    run = pd.DataFrame({"system": ["<b>sys</b>"] * 2, "query_id": ["<q>", "<q>"], "doc_id": [XSS_DOC, "plain"], "score": [2.0, 1.0]})
+    run = pd.DataFrame(
+        {"system": ["<b>sys</b>"] * 2, "query_id": ["<q>", "<q>"], "doc_id": [XSS_DOC, "plain"], "score": [2.0, 1.0]}
+    )
     qrels = pd.DataFrame({"query_id": ["<q>"], "doc_id": [XSS_DOC], "relevance": [1]})
     queries = pd.DataFrame({"query_id": ["<q>"], "text": [XSS_QUERY]})
     documents = pd.DataFrame({"doc_id": [XSS_DOC, "plain"], "title": ['"t" <i>x</i>', "t"], "text": [XSS_TEXT, "x"]})

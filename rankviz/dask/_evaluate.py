@@ -26,10 +26,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._columns import find_column
+from .._core.columns import find_column
+from .._core.long_run import resolve_qrels
 from .._errors import InputError, UnmatchedIdsWarning
-from .._frame import resolve_qrels
-from .._pipeline import SINGLE_SYSTEM, kept_cells, read_judgements
+from ..evaluation.pipeline import SINGLE_SYSTEM, kept_cells, read_judgements
 from ._compute import compute
 from ._partitions import cells_table, evaluate_partition, first_seen
 
@@ -87,7 +87,9 @@ def _tasks(run, plan: _Plan, measures, options, caller: str, shuffle: bool):
     local = dataclasses.replace(options, missing="drop")
     judgements = None
     if plan.qrels is not None:
-        q_name = find_column(plan.qrels, "query", _given(plan.qrels, options.columns.query), required=True, what="qrels")
+        q_name = find_column(
+            plan.qrels, "query", _given(plan.qrels, options.columns.query), required=True, what="qrels"
+        )
         judgements = _broadcast((plan.qrels, plan.qrels[q_name].astype(str)))
     work = dask.delayed(evaluate_partition, pure=True)
     parts = [work(p, judgements, measures, local, caller, plan.query, plan.system) for p in grouped.to_delayed()]
@@ -164,8 +166,12 @@ def _absent_rows(plan: _Plan, systems, absent: dict, measures, options, caller: 
     )
     names = list(systems) if systems is not None else [SINGLE_SYSTEM]
     probe_run = pd.DataFrame(
-        {"query_id": pd.array([probe] * len(names), dtype="str"), "doc_id": pd.array(["d"] * len(names), dtype="str"),
-         "score": 0.0, "rank": 1}
+        {
+            "query_id": pd.array([probe] * len(names), dtype="str"),
+            "doc_id": pd.array(["d"] * len(names), dtype="str"),
+            "score": 0.0,
+            "rank": 1,
+        }
     )
     if systems is not None:
         probe_run["system"] = pd.array(names, dtype="str")
@@ -187,8 +193,16 @@ def _empty_cells(plan: _Plan, systems, absent: dict, measures, options, caller: 
     empty cell; such runs have one row per query, so a Dask frame of them is rare.)
     """
     names = list(systems) if systems is not None else [SINGLE_SYSTEM]
-    probe = pd.DataFrame({"system": pd.array(["a", "b"], dtype="str"), "query_id": pd.array(["p", "q"], dtype="str"),
-                          "doc_id": pd.array(["d", "d"], dtype="str"), "score": 0.0, "rank": 1, "relevance": 0})
+    probe = pd.DataFrame(
+        {
+            "system": pd.array(["a", "b"], dtype="str"),
+            "query_id": pd.array(["p", "q"], dtype="str"),
+            "doc_id": pd.array(["d", "d"], dtype="str"),
+            "score": 0.0,
+            "rank": 1,
+            "relevance": 0,
+        }
+    )
     plain = dataclasses.replace(options, missing="zero", columns=type(options.columns)())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -208,12 +222,17 @@ def _check_missing(systems, queries, present: dict, missing: str, caller: str) -
     keys = list(systems) if systems is not None else [None]
     flags = np.asarray([[q in present.get(key, ()) for q in queries] for key in keys], dtype=bool).reshape(-1)
     shape = types.SimpleNamespace(
-        present=flags, n_cells=len(flags), n_queries=len(queries), queries=np.asarray(queries, dtype=object),
+        present=flags,
+        n_cells=len(flags),
+        n_queries=len(queries),
+        queries=np.asarray(queries, dtype=object),
         systems=None if systems is None else tuple(systems),
     )
     kept_cells(shape, missing, caller)
-    return {key: tuple(q for q, hit in zip(queries, flags[i * len(queries) : (i + 1) * len(queries)]) if not hit)
-            for i, key in enumerate(keys)}
+    return {
+        key: tuple(q for q, hit in zip(queries, flags[i * len(queries) : (i + 1) * len(queries)]) if not hit)
+        for i, key in enumerate(keys)
+    }
 
 
 def _present(table: pd.DataFrame, has_systems: bool) -> dict:
@@ -239,7 +258,9 @@ def _no_shared_query(run, measures, plan: _Plan, options, caller: str) -> None:
     cells_table(head, measures, plan.qrels, options, caller)  # raises the pandas path's InputError
 
 
-def per_query_table(run, measures, qrels, options, caller: str, progress: bool = False, shuffle: bool = True) -> pd.DataFrame:
+def per_query_table(
+    run, measures, qrels, options, caller: str, progress: bool = False, shuffle: bool = True
+) -> pd.DataFrame:
     """The per-query table of a Dask run, equal to ``rankviz.evaluate(..., per_query=True)`` on the whole frame."""
     for m in measures:
         m.check_complete()
@@ -265,8 +286,13 @@ def per_query_table(run, measures, qrels, options, caller: str, progress: bool =
     table = _order(table, systems, queries)
     closed = next((r.closed_world for r in results if r.closed_world is not None), plan.qrels is None)
     table.attrs["rankviz"] = {
-        "measures": [m.name for m in measures], "closed_world": closed, "n_queries": len(queries),
-        "missing_from_run": missing_from_run, "unjudged_in_run": _merge_unjudged(results, systems),
-        "depth": options.depth, "ties": options.ties, "missing": options.missing,
+        "measures": [m.name for m in measures],
+        "closed_world": closed,
+        "n_queries": len(queries),
+        "missing_from_run": missing_from_run,
+        "unjudged_in_run": _merge_unjudged(results, systems),
+        "depth": options.depth,
+        "ties": options.ties,
+        "missing": options.missing,
     }
     return table

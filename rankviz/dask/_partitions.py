@@ -1,7 +1,7 @@
 """What runs on the workers: one partition (every row of its queries) through rankviz's pandas path.
 
 Each partition of the shuffled run holds every row of its queries, so the pandas
-pipeline (:func:`rankviz._pipeline.evaluated_cells`) gives exactly the values it
+pipeline (:func:`rankviz.evaluation.pipeline.evaluated_cells`) gives exactly the values it
 gives on the whole frame: ordering, ties, ``depth``, duplicates and
 ``score_dtype`` are all per query. The qrels each partition sees are cut to its
 own queries (the values of a query depend only on its own judgements), so a
@@ -16,7 +16,7 @@ import warnings
 
 import pandas as pd
 
-from .._pipeline import evaluated_cells, index_frame, metadata
+from ..evaluation.pipeline import evaluated_cells, index_frame, metadata
 
 __all__ = ["PartitionResult", "cells_table", "evaluate_partition", "first_seen"]
 
@@ -50,7 +50,9 @@ def _unjudged_only(part: pd.DataFrame, query: str, system: str | None) -> dict:
     }
 
 
-def evaluate_partition(part: pd.DataFrame, judgements, measures, options, caller: str, query: str, system) -> PartitionResult:
+def evaluate_partition(
+    part: pd.DataFrame, judgements, measures, options, caller: str, query: str, system
+) -> PartitionResult:
     """Evaluate one partition; ``judgements`` is ``(qrels, their query ids as str)`` or None (closed world)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

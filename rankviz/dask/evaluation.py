@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._core.checks import check_choice, check_cutoff
+from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
-from .._options import EvalOptions, with_eval_options
-from .._pipeline import SINGLE_SYSTEM, aggregate_per_system, with_rel
-from .._validation import check_choice, check_cutoff
+from ..evaluation.pipeline import SINGLE_SYSTEM, aggregate_per_system, with_rel
 from ..measures import Measure, parse_measures
 from ._evaluate import per_query_table
 
@@ -29,7 +29,14 @@ def _systems(table: pd.DataFrame) -> list[str] | None:
 
 @with_eval_options
 def evaluate(
-    run, measures, qrels=None, *, per_query: bool = False, progress: bool = False, shuffle: bool = True, options: EvalOptions
+    run,
+    measures,
+    qrels=None,
+    *,
+    per_query: bool = False,
+    progress: bool = False,
+    shuffle: bool = True,
+    options: EvalOptions,
 ) -> pd.DataFrame:
     """Evaluate a Dask DataFrame run on several measures: :func:`rankviz.evaluate`, out of core.
 
@@ -91,7 +98,9 @@ def mrr(run, k: int | None = None, qrels=None, *, progress: bool = False, option
 
 
 @with_eval_options
-def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", progress: bool = False, options: EvalOptions) -> pd.Series:
+def ndcg(
+    run, k: int | None = None, qrels=None, *, gain: str = "linear", progress: bool = False, options: EvalOptions
+) -> pd.Series:
     """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a Series per system."""
     gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
     measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
@@ -99,7 +108,9 @@ def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", progres
 
 
 @with_eval_options
-def mean_average_precision(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+def mean_average_precision(
+    run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions
+) -> pd.Series:
     """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a Series per system."""
     return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
 

@@ -134,11 +134,15 @@ def read_block(path: str, start: int, stop: int, system, comments: bool) -> pd.D
 
 
 def _empty() -> pd.DataFrame:
-    return pd.DataFrame({
-        "query_id": pd.Series([], dtype="str"), "doc_id": pd.Series([], dtype="str"),
-        "rank": pd.Series([], dtype="int64"), "score": pd.Series([], dtype="float64"),
-        "system": pd.Series([], dtype="str"),
-    })
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series([], dtype="str"),
+            "doc_id": pd.Series([], dtype="str"),
+            "rank": pd.Series([], dtype="int64"),
+            "score": pd.Series([], dtype="float64"),
+            "system": pd.Series([], dtype="str"),
+        }
+    )
 
 
 def read_run(path, *, blocksize: int | None = DEFAULT_BLOCKSIZE, system: str | None = None, comments: bool = True):
@@ -175,7 +179,9 @@ def read_run(path, *, blocksize: int | None = DEFAULT_BLOCKSIZE, system: str | N
     if _is_parquet(paths):
         return dd.read_parquet(paths if len(paths) > 1 else paths[0])
     if blocksize is not None and (not isinstance(blocksize, int) or isinstance(blocksize, bool) or blocksize < 1):
-        raise InputError(f"The 'blocksize' parameter of read_run must be an int >= 1 or None. Got {blocksize!r} instead.")
+        raise InputError(
+            f"The 'blocksize' parameter of read_run must be an int >= 1 or None. Got {blocksize!r} instead."
+        )
     parts = [
         delayed(read_block, pure=True)(p, start, stop, system, comments)
         for p in paths

@@ -93,8 +93,7 @@ def _read_tsv(name: str, **kwargs) -> pd.DataFrame:
     # keep_default_na=False: an id or query text such as "None" or "NA" must
     # stay a string, not become a missing value.
     with _open(name) as fh:
-        return pd.read_csv(fh, sep="\t", compression="gzip",
-                           keep_default_na=False, **kwargs)
+        return pd.read_csv(fh, sep="\t", compression="gzip", keep_default_na=False, **kwargs)
 
 
 @functools.cache
@@ -110,12 +109,10 @@ def _run() -> pd.DataFrame:
         na_values=dict.fromkeys(_SYSTEMS, [""]),
     )
     run = (
-        wide.melt(id_vars=["query_id", "doc_id"], value_vars=list(_SYSTEMS),
-                  var_name="system", value_name="score")
+        wide.melt(id_vars=["query_id", "doc_id"], value_vars=list(_SYSTEMS), var_name="system", value_name="score")
         .dropna(subset=["score"])
         .astype({"system": "str"})
-        .sort_values(["system", "query_id", "score", "doc_id"],
-                     ascending=[True, True, False, False])
+        .sort_values(["system", "query_id", "score", "doc_id"], ascending=[True, True, False, False])
         .reset_index(drop=True)
     )
     run["rank"] = run.groupby(["system", "query_id"]).cumcount().astype("int64") + 1
@@ -124,8 +121,7 @@ def _run() -> pd.DataFrame:
 
 @functools.cache
 def _qrels() -> pd.DataFrame:
-    return _read_tsv("qrels.tsv.gz",
-                     dtype={"query_id": "str", "doc_id": "str", "relevance": "int64"})
+    return _read_tsv("qrels.tsv.gz", dtype={"query_id": "str", "doc_id": "str", "relevance": "int64"})
 
 
 @functools.cache

@@ -42,10 +42,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._columns import Columns
+from .._core.checks import check_choice, check_cutoff
+from .._core.columns import Columns
+from .._core.long_run import key_array, resolve_long_run
 from .._errors import ColumnError, DuplicateError, InputError
-from .._frame import key_array, resolve_long_run
-from .._validation import check_choice, check_cutoff
 
 __all__ = ["METHODS", "NORMS", "WEIGHTED", "Lists", "read_lists", "contributions", "combine", "fuse", "check_method"]
 
@@ -152,7 +152,13 @@ def read_lists(run, *, columns=None, depth=None, caller: str = "fuse") -> Lists:
     value = None if cols.score is None else frame[cols.score].to_numpy(dtype=np.float64)[order][keep]
     g = g[keep]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    names = {"system": cols.system, "query": cols.query, "doc": cols.doc, "score": cols.score or "score", "rank": cols.rank or "rank"}
+    names = {
+        "system": cols.system,
+        "query": cols.query,
+        "doc": cols.doc,
+        "score": cols.score or "score",
+        "rank": cols.rank or "rank",
+    }
     return Lists(names, tuple(str(x) for x in systems), queries, docs, doc_order, q, s, d, value, rank, starts)
 
 
@@ -238,7 +244,9 @@ def check_weights(weights, method: str, systems: tuple[str, ...], caller: str) -
         missing = [s for s in systems if s not in {str(w) for w in weights}]
         if unknown or missing:
             problem = f"unknown system {unknown[0]!r}" if unknown else f"no weight for system {missing[0]!r}"
-            raise InputError(f"{caller}: weights has {problem}; give one weight per system of the run: {list(systems)}.")
+            raise InputError(
+                f"{caller}: weights has {problem}; give one weight per system of the run: {list(systems)}."
+            )
         weights = [weights[next(w for w in weights if str(w) == s)] for s in systems]
     values = list(weights)
     if len(values) != len(systems) or not all(isinstance(w, numbers.Real) and not isinstance(w, bool) for w in values):
@@ -259,17 +267,28 @@ def to_run(lists: Lists, pair_q, pair_d, fused, name: str) -> pd.DataFrame:
     starts = np.flatnonzero(np.r_[True, pair_q[1:] != pair_q[:-1]])
     rank = np.arange(len(pair_q)) - np.repeat(starts, np.diff(np.append(starts, len(pair_q)))) + 1
     c = lists.columns
-    return pd.DataFrame({
-        c["system"]: pd.array([name] * len(pair_q), dtype="str"),
-        c["query"]: lists.queries.take(pair_q).to_numpy(),
-        c["doc"]: lists.docs.take(pair_d).to_numpy(),
-        c["score"]: fused,
-        c["rank"]: rank,
-    })
+    return pd.DataFrame(
+        {
+            c["system"]: pd.array([name] * len(pair_q), dtype="str"),
+            c["query"]: lists.queries.take(pair_q).to_numpy(),
+            c["doc"]: lists.docs.take(pair_d).to_numpy(),
+            c["score"]: fused,
+            c["rank"]: rank,
+        }
+    )
 
 
-def fuse(run, method: str = "rrf", *, norm: str | None = None, weights=None, k: float = 60, name: str | None = None,
-         depth: int | None = None, columns=None) -> pd.DataFrame:
+def fuse(
+    run,
+    method: str = "rrf",
+    *,
+    norm: str | None = None,
+    weights=None,
+    k: float = 60,
+    name: str | None = None,
+    depth: int | None = None,
+    columns=None,
+) -> pd.DataFrame:
     """Fuse the ranked lists of several systems into one run.
 
     Parameters
@@ -327,7 +346,9 @@ def fuse(run, method: str = "rrf", *, norm: str | None = None, weights=None, k: 
     caller = "fuse"
     method, norm = check_method(method, norm, caller)
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not k >= 0:
-        raise InputError(f"The 'k' parameter of fuse must be a number >= 0 (RRF's constant, 60 by default). Got {k!r} instead.")
+        raise InputError(
+            f"The 'k' parameter of fuse must be a number >= 0 (RRF's constant, 60 by default). Got {k!r} instead."
+        )
     lists = read_lists(run, columns=columns, depth=depth, caller=caller)
     w = check_weights(weights, method, lists.systems, caller)
     pair_q, pair_d, table = contributions(lists, method, norm, float(k), caller)

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .. import evaluation
+from .._core.checks import check_int
+from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
-from .._inference import seed_of
-from .._options import EvalOptions, with_eval_options
-from .._resampling import call_entropy, query_stream
-from .._validation import check_int
+from ..stats.inference import seed_of
+from ..stats.resampling import call_entropy, query_stream
 from .combine import WEIGHTED, check_method, combine, contributions, read_lists, to_run
 
 __all__ = ["TuneResult", "tune", "weight_grid"]
@@ -97,10 +97,14 @@ def weight_grid(n_systems: int, step: float, caller: str = "tune") -> np.ndarray
     [[0.0, 1.0], [0.25, 0.75], [0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
     """
     if isinstance(step, bool) or not isinstance(step, numbers.Real) or not 0 < step <= 1:
-        raise InputError(f"The 'grid' parameter of {caller} must be a step in (0, 1], such as 0.1. Got {step!r} instead.")
+        raise InputError(
+            f"The 'grid' parameter of {caller} must be a step in (0, 1], such as 0.1. Got {step!r} instead."
+        )
     parts = round(1 / step)
     if abs(parts * step - 1) > 1e-9:
-        raise InputError(f"The 'grid' parameter of {caller} must divide 1 into equal steps (0.1, 0.05, 0.25, ...). Got {step!r}.")
+        raise InputError(
+            f"The 'grid' parameter of {caller} must divide 1 into equal steps (0.1, 0.05, 0.25, ...). Got {step!r}."
+        )
     count = math.comb(parts + n_systems - 1, n_systems - 1)
     if count > MAX_CANDIDATES:
         raise InputError(
@@ -205,12 +209,16 @@ def tune(
         raise InputError(f"tune: method={method!r} takes no weights; tune one of {', '.join(WEIGHTED)}.")
     folds = check_int(folds, "folds", caller, low=2)
     lists = read_lists(run, columns=options.columns, caller=caller)
-    candidates = np.vstack([weight_grid(len(lists.systems), grid, caller), np.full(len(lists.systems), 1 / len(lists.systems))])
+    candidates = np.vstack(
+        [weight_grid(len(lists.systems), grid, caller), np.full(len(lists.systems), 1 / len(lists.systems))]
+    )
     pairs = contributions(lists, method, norm, float(k), caller)
     values = _per_query_values(lists, pairs, method, candidates, measure, qrels, options)
     queries = sorted(values.columns, key=str)
     if folds > len(queries):
-        raise InputError(f"tune: folds={folds} but only {len(queries)} queries were evaluated; use at most {len(queries)} folds.")
+        raise InputError(
+            f"tune: folds={folds} but only {len(queries)} queries were evaluated; use at most {len(queries)} folds."
+        )
     v = values[queries].to_numpy(dtype=np.float64)
     searched, uniform = v[:-1], v[-1]
     fold = _folds(queries, folds, call_entropy(rng, caller))
@@ -222,13 +230,26 @@ def tune(
         chosen.append(dict(zip(lists.systems, candidates[best].tolist())))
     best = _choose(searched.mean(axis=1), candidates[:-1])
     grid_frame = pd.DataFrame(candidates[:-1], columns=list(lists.systems)).assign(mean=searched.mean(axis=1))
-    per_query = pd.DataFrame({
-        "query_id": pd.array([str(q) for q in queries], dtype="str"), "fold": fold,
-        "in_sample": searched[best], "cross_validated": held_out, "uniform": uniform,
-    })
+    per_query = pd.DataFrame(
+        {
+            "query_id": pd.array([str(q) for q in queries], dtype="str"),
+            "fold": fold,
+            "in_sample": searched[best],
+            "cross_validated": held_out,
+            "uniform": uniform,
+        }
+    )
     return TuneResult(
-        weights=dict(zip(lists.systems, candidates[best].tolist())), in_sample=float(searched[best].mean()),
-        cv_estimate=float(held_out.mean()), uniform=float(uniform.mean()), fold_weights=tuple(chosen),
-        per_query=per_query, grid=grid_frame, measure=values.attrs["measure"], method=method, norm=norm,
-        folds=folds, rng=seed_of(rng),
+        weights=dict(zip(lists.systems, candidates[best].tolist())),
+        in_sample=float(searched[best].mean()),
+        cv_estimate=float(held_out.mean()),
+        uniform=float(uniform.mean()),
+        fold_weights=tuple(chosen),
+        per_query=per_query,
+        grid=grid_frame,
+        measure=values.attrs["measure"],
+        method=method,
+        norm=norm,
+        folds=folds,
+        rng=seed_of(rng),
     )

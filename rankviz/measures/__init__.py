@@ -19,7 +19,7 @@ dict keys and column labels::
 
 Each family is declared once, as a :class:`Family` in its own module (``rr``,
 ``ndcg``, ``ap``, ``precision``, ``recall``, ``success``, ``rprec``) next to its two
-kernels; the parser, :func:`rankviz.kernels.compute` and trec_eval naming read the
+kernels; the parser, :func:`rankviz.measures.dispatch.compute` and trec_eval naming read the
 declarations. :func:`register_family` adds a family at runtime.
 
 The semantics follow trec_eval 10 (see each family's module and the repository's
@@ -81,7 +81,16 @@ from . import (
 )
 from ._measure import Measure
 from ._parse import parse_measure, parse_measures
-from ._registry import Family, FrozenMap, Param, aggregate, families, get_family, register_family, unregister_family
+from ._registry import (
+    Family,
+    FrozenMap,
+    Param,
+    aggregate,
+    families,
+    get_family,
+    register_family,
+    unregister_family,
+)
 
 __all__ = [
     "Measure",
@@ -105,10 +114,25 @@ __all__ = [
 ]
 
 # Registration order is the order families are listed in (errors, families()); trec_eval's own
-# output order lives with its output (rankviz.trec_output).
+# output order lives with its output (rankviz.cli.trec_output).
 for _module in (rr, ndcg, ap, precision, recall, success, rprec):
     register_family(_module.FAMILY)
-for _module in (counts, geometric, bpref, infap, iprec, rprec, precision, utility, gain, ndcg_variants, sets, rbp, judged, err):
+for _module in (
+    counts,
+    geometric,
+    bpref,
+    infap,
+    iprec,
+    rprec,
+    precision,
+    utility,
+    gain,
+    ndcg_variants,
+    sets,
+    rbp,
+    judged,
+    err,
+):
     for _family in getattr(_module, "FAMILIES", None) or (_module.FAMILY,):
         if _family.name not in {f.name for f in families()}:
             register_family(_family)

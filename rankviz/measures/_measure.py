@@ -78,7 +78,9 @@ class Measure:
     cutoff: int | None
     params: tuple[tuple[str, Any], ...]
 
-    def __init__(self, family: str, cutoff: int | None = None, rel=_UNSET, gain=_UNSET, *, params: Mapping | tuple = (), **kwargs):
+    def __init__(
+        self, family: str, cutoff: int | None = None, rel=_UNSET, gain=_UNSET, *, params: Mapping | tuple = (), **kwargs
+    ):
         declaration = get_family(family)
         # P, R and Success without a cutoff exist only as templates (``P @ 5``); evaluating one is refused.
         cutoff = declaration.check_cutoff(cutoff)

@@ -8,7 +8,15 @@ from collections.abc import Iterable
 
 from .._errors import InputError, UnknownMeasureError
 from ._measure import Measure
-from ._registry import NAME_PATTERN, Family, example_names, families, find_cut_family, find_family, lower_names
+from ._registry import (
+    NAME_PATTERN,
+    Family,
+    example_names,
+    families,
+    find_cut_family,
+    find_family,
+    lower_names,
+)
 
 __all__ = ["parse_measure", "parse_measures"]
 

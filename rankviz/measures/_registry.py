@@ -4,7 +4,7 @@ A declaration says everything rankviz needs to know about a family: its paramete
 (:class:`Param`), the names people type for it, its trec_eval output names, whether
 it needs a cutoff, whether its denominator comes from the judgements, and its two
 kernels. The parser (:func:`rankviz.measures.parse_measure`), :class:`Measure`,
-:func:`rankviz.kernels.compute` and the trec_eval naming of ``rankviz eval`` all read
+:func:`rankviz.measures.dispatch.compute` and the trec_eval naming of ``rankviz eval`` all read
 the registry, so a family registered at runtime works everywhere at once.
 
 Examples
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.checks import check_choice, check_int
 from .._errors import InputError, UnknownMeasureError
-from .._validation import check_choice, check_int
 
 __all__ = [
     "Param",
@@ -189,7 +189,10 @@ class Param:
 def _grade_map(value, name: str, caller: str) -> FrozenMap:
     """A mapping of int grades to real numbers, as a :class:`FrozenMap`, or an error saying what to pass."""
     ok = isinstance(value, Mapping) and all(
-        isinstance(k, numbers.Integral) and not isinstance(k, bool) and isinstance(v, numbers.Real) and not isinstance(v, bool)
+        isinstance(k, numbers.Integral)
+        and not isinstance(k, bool)
+        and isinstance(v, numbers.Real)
+        and not isinstance(v, bool)
         for k, v in value.items()
     )
     if not ok:
@@ -210,7 +213,7 @@ class Family:
         Canonical name, as in ``name(param=value)@k`` (``"RR"``, ``"nDCG"``).
     kernel : callable
         ``kernel(j, hits, measure) -> ndarray``: the value per cell (float64, length
-        ``j.n_cells``) from a :class:`rankviz._judged.Judged` ``j`` and its
+        ``j.n_cells``) from a :class:`rankviz._core.judged.Judged` ``j`` and its
         :class:`~rankviz.measures._tools.Hits` under the requested tie order.
     expected : callable or None
         ``expected(j, groups, measure) -> ndarray``: the exact expectation over all
@@ -283,7 +286,9 @@ class Family:
             if text is not None and not _NAME.match(text):
                 raise InputError(f"The {label} {text!r} of a measure family must match {NAME_PATTERN}.")
         if self.trec_cut_name is not None and not re.fullmatch(rf"{NAME_PATTERN}_\{{k\}}", self.trec_cut_name):
-            raise InputError(f"trec_cut_name must look like 'ndcg_cut_{{k}}'. Got {self.trec_cut_name!r} for {self.name}.")
+            raise InputError(
+                f"trec_cut_name must look like 'ndcg_cut_{{k}}'. Got {self.trec_cut_name!r} for {self.name}."
+            )
         clash = _RESERVED & set(self.params)
         if clash:
             raise InputError(f"{self.name}: a parameter cannot be named {min(clash)!r} (a field of every Measure).")

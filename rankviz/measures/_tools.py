@@ -1,8 +1,8 @@
 """Building blocks shared by the measure kernels (NumPy only).
 
-A kernel reduces the *hits* of a :class:`rankviz._judged.Judged` value (the judged
+A kernel reduces the *hits* of a :class:`rankviz._core.judged.Judged` value (the judged
 items with a positive grade, sorted by cell then rank) to one value per cell. Two
-views of the hits are prepared once per call by :func:`rankviz.kernels.compute` and
+views of the hits are prepared once per call by :func:`rankviz.measures.dispatch.compute` and
 handed to the family's kernels:
 
 * :class:`Hits` (:func:`positions`): every hit's cell, position and grade under a
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:
-    from .._judged import Judged
+    from .._core.judged import Judged
 
 __all__ = [
     "Hits",

@@ -35,7 +35,9 @@ def kernel(j, hits, m) -> np.ndarray:
     if top is None:
         top = float(j.group_grades.max()) if len(j.group_grades) else 0.0
     if len(grade) and grade.max() > top:
-        raise InputError(f"{m.name}: max_grade={top:g} but the qrels hold grade {grade.max():g}; raise max_grade or leave it out.")
+        raise InputError(
+            f"{m.name}: max_grade={top:g} but the qrels hold grade {grade.max():g}; raise max_grade or leave it out."
+        )
     stop = np.expm1(grade * np.log(2.0)) / 2.0**top
     keep_going = np.log1p(-stop)
     before = np.exp(cumsum_in_cell(cell, keep_going) - keep_going)

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.judged import gain_of
 from .._errors import InputError
-from .._judged import gain_of
 from ._registry import Family, Param
 from ._tools import cap, divide
 
@@ -93,8 +93,11 @@ FAMILY = Family(
     name="nDCG",
     params={
         "gain": Param(
-            str, "linear", "gain of a grade g: g (trec_eval) or 2**g - 1",
-            choices=("linear", "exp"), aliases={"exponential": "exp"},
+            str,
+            "linear",
+            "gain of a grade g: g (trec_eval) or 2**g - 1",
+            choices=("linear", "exp"),
+            aliases={"exponential": "exp"},
         ),
         "gains": Param(dict, None, "gain of each grade listed, {grade: gain} (the others gain their grade)"),
     },

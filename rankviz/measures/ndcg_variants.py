@@ -100,7 +100,9 @@ NDCG_REL = Family(
     trec_name="ndcg_rel",
     cutoff_type=None,
     judgement_denominator=True,
-    refusals={"rel": "nDCGRel uses every grade as its gain (as trec_eval does); change the grades in the qrels instead"},
+    refusals={
+        "rel": "nDCGRel uses every grade as its gain (as trec_eval does); change the grades in the qrels instead"
+    },
     doc=__doc__.replace("nDCGRel and RnDCG: ", "nDCGRel: ", 1),
 )
 

@@ -36,7 +36,9 @@ PERSISTENCE = Param(float, 0.9, "persistence p: the chance the user looks at the
 def _check_p(m) -> float:
     p = dict(m.params)["p"]
     if not 0 < p < 1:
-        raise InputError(f"{m.name}: the persistence p must be in the open interval (0, 1), as in 'RBP(p=0.8)'. Got {p!r}.")
+        raise InputError(
+            f"{m.name}: the persistence p must be in the open interval (0, 1), as in 'RBP(p=0.8)'. Got {p!r}."
+        )
     return p
 
 

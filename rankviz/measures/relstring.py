@@ -4,7 +4,7 @@ Not a measure (it is not a number) but a per-query line of trec_eval's ``all_tre
 output: one character per retrieved item, the grade when it is 0-9, ``>`` above 9,
 ``-`` for an item outside the qrels and ``.`` for one judged with a negative grade
 (trec_eval 10, ``m_relstring.c``). Read from the hits of a
-:class:`rankviz._judged.Judged` that holds every judged row (``rel_min=-inf``).
+:class:`rankviz._core.judged.Judged` that holds every judged row (``rel_min=-inf``).
 
 Examples
 --------

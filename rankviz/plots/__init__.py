@@ -64,8 +64,9 @@ from .curves import metric_at_k
 from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
-from .intervals import bootstrap_distribution, ci
+from .intervals import ci
 from .namespace import RunPlots
+from .resampled import bootstrap_distribution
 from .worst_queries import failures
 
 __all__ = [

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
-from .._tables import per_query_table
 from ..measures import Measure, parse_measure
 from . import style
 from .inputs import hue_column
@@ -135,13 +135,19 @@ def prepare_metric_at_k(data, *, measures=("RR", "R", "nDCG"), hue=None) -> pd.D
         for t, template in enumerate(templates):
             family = f"{template.name}@k"
             for k, column in sorted(found[template]):
-                rows.append({
-                    "group": group, "family": family, "k": k, "column": column, "value": float(row[column]),
-                    "label": family if group is None else f"{group} · {family}",
-                    "color": g if several else t,
-                    "linestyle": LINESTYLES[t % len(LINESTYLES)] if several else "-",
-                    "marker": MARKERS[t % len(MARKERS)] if markers else None,
-                })
+                rows.append(
+                    {
+                        "group": group,
+                        "family": family,
+                        "k": k,
+                        "column": column,
+                        "value": float(row[column]),
+                        "label": family if group is None else f"{group} · {family}",
+                        "color": g if several else t,
+                        "linestyle": LINESTYLES[t % len(LINESTYLES)] if several else "-",
+                        "marker": MARKERS[t % len(MARKERS)] if markers else None,
+                    }
+                )
     out = pd.DataFrame(rows)
     families = [f"{t.name}@k" for t in templates]
     joined = families[0] if len(families) == 1 else ", ".join(families[:-1]) + " and " + families[-1]
@@ -172,7 +178,10 @@ def _cutoff_columns(frame, skip, templates, caller) -> dict[Measure, list[tuple[
             found.setdefault(dataclasses.replace(parsed, cutoff=None), []).append((parsed.cutoff, column))
     for template in templates:
         if template not in found:
-            available = ", ".join(f"{t.name}@{min(c for c, _ in v)}..{max(c for c, _ in v)}" for t, v in found.items()) or "none"
+            available = (
+                ", ".join(f"{t.name}@{min(c for c, _ in v)}..{max(c for c, _ in v)}" for t, v in found.items())
+                or "none"
+            )
             raise ColumnError(
                 f"{caller}: the table has no {template.name}@k columns (measures at cutoffs found: {available}). "
                 f"Evaluate them, e.g. rankviz.evaluate(run, [f'{template.name}@{{k}}' for k in range(1, 21)], qrels)."
@@ -208,7 +217,13 @@ def draw_metric_at_k(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     palette = style.colors(info["n_colors"])
     for label, line in frame.groupby("label", sort=False):
         first = line.iloc[0]
-        look = {"color": palette[first["color"]], "linestyle": first["linestyle"], "marker": first["marker"], "markersize": 4, "label": label}
+        look = {
+            "color": palette[first["color"]],
+            "linestyle": first["linestyle"],
+            "marker": first["marker"],
+            "markersize": 4,
+            "label": label,
+        }
         ax.plot(line["k"].tolist(), line["value"].to_numpy(), **style.merge(look, kwargs))
     ks = sorted(set(frame["k"]))
     if ks[-1] / ks[0] > 50:
@@ -230,8 +245,14 @@ def draw_metric_at_k(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     if info["legend"] == "split":
         colours = frame.drop_duplicates("group")
         looks = frame.drop_duplicates("family")
-        handles = [Line2D([], [], color=palette[c], linewidth=2, label=str(g)) for g, c in zip(colours["group"], colours["color"])]
-        handles += [Line2D([], [], color="0.3", linestyle=s, marker=m, label=f) for f, s, m in zip(looks["family"], looks["linestyle"], looks["marker"])]
+        handles = [
+            Line2D([], [], color=palette[c], linewidth=2, label=str(g))
+            for g, c in zip(colours["group"], colours["color"])
+        ]
+        handles += [
+            Line2D([], [], color="0.3", linestyle=s, marker=m, label=f)
+            for f, s, m in zip(looks["family"], looks["linestyle"], looks["marker"])
+        ]
         style.legend_outside(ax, handles=handles, title=title)
     elif frame["label"].nunique() > 1:  # one line needs no legend: the title names it
         style.legend_outside(ax, title=title)

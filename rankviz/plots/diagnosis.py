@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._columns import columns_text
+from .._core.checks import check_cutoff
+from .._core.columns import columns_text
+from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
-from .._tables import per_query_table
-from .._validation import check_cutoff
 from . import style
 from .inputs import check_system, groups, measure_column, values
 
@@ -38,7 +38,9 @@ QUADRANTS = {
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p")
 
 
-def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None, ax=None, **kwargs) -> Axes:
+def recall_vs_mrr(
+    data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None, ax=None, **kwargs
+) -> Axes:
     """The diagnosis view: recall (is it retrieved at all?) against MRR (is it on top?), per system.
 
     Read the quadrants the way practitioners do: high recall with low MRR means
@@ -121,7 +123,9 @@ def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median",
     return draw_recall_vs_mrr(frame, style.axes(ax, "recall_vs_mrr"), **kwargs)
 
 
-def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None) -> pd.DataFrame:
+def prepare_recall_vs_mrr(
+    data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None
+) -> pd.DataFrame:
     """The points and readings of :func:`recall_vs_mrr`; nothing drawn.
 
     Parameters are those of :func:`recall_vs_mrr`.
@@ -163,17 +167,29 @@ def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="
     points, clouds, pooled = [], [], []
     for g, (name, part) in enumerate(parts):
         recall, rr = values(part, r_col, caller), values(part, rr_col, caller)
-        points.append({"kind": "system", "label": name or "mean", "x": float(np.nanmean(recall)), "y": float(np.nanmean(rr)), "color": g})
+        points.append(
+            {
+                "kind": "system",
+                "label": name or "mean",
+                "x": float(np.nanmean(recall)),
+                "y": float(np.nanmean(rr)),
+                "color": g,
+            }
+        )
         pooled.append((recall, rr))
         if per_query:
             cloud = pd.DataFrame({"x": recall, "y": rr}).dropna().round(6).value_counts().reset_index()
             counts = cloud["count"].to_numpy()
             # Area grows with the number of queries at the point; the largest stays readable.
-            clouds.append(cloud.assign(kind="query", color=g, size=np.maximum(6.0, 12.0 * counts * min(1.0, 25.0 / counts.max()))))
+            clouds.append(
+                cloud.assign(kind="query", color=g, size=np.maximum(6.0, 12.0 * counts * min(1.0, 25.0 / counts.max())))
+            )
     systems = pd.DataFrame(points)
     where, split_text, reference = _split_points(split, systems, pooled, table.query is not None, r_col, k, caller)
-    systems["quadrant"] = [_reading(x, y, where) if name != reference else "reference"
-                           for name, x, y in zip(systems["label"], systems["x"], systems["y"])]
+    systems["quadrant"] = [
+        _reading(x, y, where) if name != reference else "reference"
+        for name, x, y in zip(systems["label"], systems["x"], systems["y"])
+    ]
     if where is not None and len(parts) == 1 and table.query is not None and split == "median":
         systems["quadrant"] = None  # read against its own queries' medians, the system itself has no reading
     shares = _query_shares(pooled[0], where) if per_query and len(parts) == 1 and where is not None else {}
@@ -223,15 +239,27 @@ def _split_points(split, systems, pooled, has_queries, r_col, k, caller):
             raise InputError(f"{caller}: split={split!r} names a system, but the table has no system column.")
         reference = check_system(split, names, caller, "split system")
         row = systems[systems["label"] == reference].iloc[0]
-        return (row["x"], row["y"]), f"split at {reference}: {r_col} = {row['x']:.3f}, MRR@{k} = {row['y']:.3f}", reference
+        return (
+            (row["x"], row["y"]),
+            f"split at {reference}: {r_col} = {row['x']:.3f}, MRR@{k} = {row['y']:.3f}",
+            reference,
+        )
     if len(systems) > 1:
         where = (float(systems["x"].median()), float(systems["y"].median()))
-        return where, f"split at the median of {len(systems)} systems: {r_col} = {where[0]:.3f}, MRR@{k} = {where[1]:.3f}", None
+        return (
+            where,
+            f"split at the median of {len(systems)} systems: {r_col} = {where[0]:.3f}, MRR@{k} = {where[1]:.3f}",
+            None,
+        )
     if has_queries:
         recall, rr = pooled[0]
         where = (float(np.nanmedian(recall)), float(np.nanmedian(rr)))
         return where, f"split at the median query: {r_col} = {where[0]:.3f}, RR@{k} = {where[1]:.3f}", None
-    return None, "one system: no reference to read it against (pass split=(recall, mrr) or evaluate a baseline too)", None
+    return (
+        None,
+        "one system: no reference to read it against (pass split=(recall, mrr) or evaluate a baseline too)",
+        None,
+    )
 
 
 def _reading(x, y, where) -> str | None:
@@ -283,19 +311,42 @@ def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     info = frame.attrs
     palette = style.colors(info["n_colors"])
     for color, cloud in frame[frame["kind"] == "query"].groupby("color", sort=True):
-        ax.scatter(cloud["x"], cloud["y"], s=cloud["size"].to_numpy(), color=palette[int(color)], alpha=info["cloud_alpha"],
-                   linewidths=0, zorder=1)
+        ax.scatter(
+            cloud["x"],
+            cloud["y"],
+            s=cloud["size"].to_numpy(),
+            color=palette[int(color)],
+            alpha=info["cloud_alpha"],
+            linewidths=0,
+            zorder=1,
+        )
     if info["split"] is not None:
         ax.axvline(info["split"][0], color="0.6", linestyle="--", linewidth=1, zorder=0)
         ax.axhline(info["split"][1], color="0.6", linestyle="--", linewidth=1, zorder=0)
     points = frame[frame["kind"] == "system"]
     handles = []
     for i, point in enumerate(points.itertuples(index=False)):
-        look = {"s": 90, "color": [palette[int(point.color)]], "marker": MARKERS[i % len(MARKERS)], "edgecolors": "black",
-                "linewidths": 0.8, "zorder": 3}
+        look = {
+            "s": 90,
+            "color": [palette[int(point.color)]],
+            "marker": MARKERS[i % len(MARKERS)],
+            "edgecolors": "black",
+            "linewidths": 0.8,
+            "zorder": 3,
+        }
         ax.scatter([point.x], [point.y], **style.merge(look, kwargs))
-        handles.append(Line2D([], [], linestyle="none", marker=look["marker"], markersize=8, markerfacecolor=look["color"][0],
-                              markeredgecolor="black", label=_entry(point.label, point.quadrant)))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker=look["marker"],
+                markersize=8,
+                markerfacecolor=look["color"][0],
+                markeredgecolor="black",
+                label=_entry(point.label, point.quadrant),
+            )
+        )
     quadrants = frame[frame["kind"] == "quadrant"]
     blank = {"linestyle": "none", "marker": "none"}
     handles.append(Line2D([], [], label=info["split_text"], color="0.6", linestyle="--"))

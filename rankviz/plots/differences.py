@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from .._columns import columns_text
+from .._core.columns import columns_text
+from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
-from .._tables import per_query_table
 from . import style
 from .inputs import check_system, measure_column, system_names, values
 
@@ -142,7 +142,9 @@ def _differences(data, system, baseline, measure, caller) -> tuple[str, str, str
         if len(other) == 1:
             system, baseline = (system, other[0]) if system is not None else (other[0], baseline)
     if system is None or baseline is None:
-        raise InputError(f"{caller}: name the two systems with system= and baseline= (systems: {columns_text(systems)}).")
+        raise InputError(
+            f"{caller}: name the two systems with system= and baseline= (systems: {columns_text(systems)})."
+        )
     if measure is None:
         numeric = table.numeric_columns()
         if len(numeric) != 1:
@@ -187,8 +189,16 @@ def draw_paired_differences(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     ax.set_xlabel(f"queries, sorted by difference (n = {n})")
     ax.set_ylabel(f"Δ {measure} = {system} − {baseline}")
     ax.set_title(f"Per-query {measure}: {system} vs {baseline}", fontsize="medium")
-    ax.text(0.02, 0.97, f"wins {wins} · ties {ties} · losses {losses}", transform=ax.transAxes,
-            va="top", ha="left", fontsize="small", bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"})
+    ax.text(
+        0.02,
+        0.97,
+        f"wins {wins} · ties {ties} · losses {losses}",
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        fontsize="small",
+        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+    )
     handles = [
         Patch(color=colors["win"], label=f"{system} better ({wins})"),
         Patch(color=colors["tie"], label=f"tie ({ties})"),

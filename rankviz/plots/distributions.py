@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._core.checks import check_choice, check_cutoff
+from .._core.per_query import per_query_table
 from .._errors import InputError
-from .._tables import per_query_table
-from .._validation import check_choice, check_cutoff
 from ..measures import parse_measure
 from . import style
 from .inputs import groups, hue_column, measure_column, values
@@ -159,9 +159,13 @@ def _first_hit_categories(frame, column, query_col, k, cut, caller) -> np.ndarra
     """Each query's bar: rank - 1 for ranks 1..k, then k ("not in top k"), or k and k+1 ("> k", "none") uncut."""
     rr = values(frame, column, caller)
     if np.isnan(rr).any():
-        raise InputError(f"{caller}: the column {column!r} has missing values; evaluate with missing='zero' or drop them.")
+        raise InputError(
+            f"{caller}: the column {column!r} has missing values; evaluate with missing='zero' or drop them."
+        )
     if ((rr < 0) | (rr > 1)).any():
-        raise InputError(f"{caller}: the column {column!r} has values outside [0, 1]; it does not hold reciprocal ranks.")
+        raise InputError(
+            f"{caller}: the column {column!r} has values outside [0, 1]; it does not hold reciprocal ranks."
+        )
     found = rr > 0
     inverse = np.where(found, 1.0 / np.where(found, rr, 1.0), 0.0)
     ranks = np.rint(inverse)

@@ -1,7 +1,7 @@
 """What the plots read from the tables they are handed: measure columns, numbers, systems, groups.
 
 These checks are the plots' part of input resolution; reading the table itself (its
-query-id and system columns, query texts) is :mod:`rankviz._tables`' job, shared with
+query-id and system columns, query texts) is :mod:`rankviz._core.per_query`' job, shared with
 statistics and widgets. Nothing here draws or imports matplotlib.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._columns import columns_text
+from .._core.columns import columns_text
 from .._errors import ColumnError, InputError
 from ..measures import Measure, parse_measure
 
@@ -54,7 +54,9 @@ def values(frame: pd.DataFrame, column: str, caller: str) -> np.ndarray:
     try:
         return frame[column].to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
-        raise InputError(f"{caller}: the column {column!r} must hold numbers. Got dtype {frame[column].dtype}.") from None
+        raise InputError(
+            f"{caller}: the column {column!r} must hold numbers. Got dtype {frame[column].dtype}."
+        ) from None
 
 
 def system_names(frame: pd.DataFrame, system_col: str | None) -> list[str]:
@@ -76,7 +78,9 @@ def hue_column(frame: pd.DataFrame, hue, system_col: str | None, caller: str) ->
     if hue is None:
         return system_col
     if hue not in frame.columns:
-        raise ColumnError(f"{caller}: hue={hue!r} is not a column of the table; its columns are {columns_text(frame.columns)}.")
+        raise ColumnError(
+            f"{caller}: hue={hue!r} is not a column of the table; its columns are {columns_text(frame.columns)}."
+        )
     if system_col is not None and hue != system_col and frame[system_col].nunique() > 1:
         raise InputError(
             f"{caller}: the table holds several systems; hue must be the system column ({system_col!r}), "

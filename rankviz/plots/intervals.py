@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._columns import columns_text
+from .._core.columns import columns_text
 from .._errors import ColumnError, InputError
 from ..measures import parse_measure
 from ..stats import BootstrapResult
@@ -28,9 +28,6 @@ __all__ = [
     "ci",
     "prepare_ci",
     "draw_ci",
-    "bootstrap_distribution",
-    "prepare_bootstrap_distribution",
-    "draw_bootstrap_distribution",
     "interval_frame",
     "bootstrap_results",
     "one_result",
@@ -120,7 +117,9 @@ def _tidy(table: pd.DataFrame, caller: str) -> pd.DataFrame:
     if difference:
         frame = table.rename(columns={"difference": "estimate", "ci_method": "method"})
     else:
-        frame = table.rename(columns={old: new for old, new in (("low", "ci_low"), ("high", "ci_high")) if new not in table.columns})
+        frame = table.rename(
+            columns={old: new for old, new in (("low", "ci_low"), ("high", "ci_high")) if new not in table.columns}
+        )
     missing = [c for c in ("estimate", "ci_low", "ci_high") if c not in frame.columns]
     if missing:
         raise ColumnError(
@@ -264,14 +263,23 @@ def prepare_ci(results, *, baseline=None, sort=True) -> pd.DataFrame:
     systems = list(pd.unique(frame["system"]))
     if baseline is not None:
         if not has_system:
-            raise InputError(f"{caller}: baseline={baseline!r} needs results for several systems; these have no system.")
+            raise InputError(
+                f"{caller}: baseline={baseline!r} needs results for several systems; these have no system."
+            )
         baseline = check_system(baseline, systems, caller, "baseline")
     if frame.duplicated(["system", "measure"]).any():
         raise InputError(f"{caller}: the results hold the same (system, measure) twice.")
     measures = list(pd.unique(frame["measure"]))
     blocks = len(measures) > 1 and has_system
-    out = _ci_rows(frame, measures, systems, has_system=has_system, blocks=blocks, sort=sort,
-                   baseline=None if difference else baseline)
+    out = _ci_rows(
+        frame,
+        measures,
+        systems,
+        has_system=has_system,
+        blocks=blocks,
+        sort=sort,
+        baseline=None if difference else baseline,
+    )
     end = out["y"].max() + 1 + (0.6 if blocks else 0)
     out.attrs = {
         "reference": 0.0 if difference else None,
@@ -297,14 +305,34 @@ def _ci_rows(frame, measures, systems, *, has_system, blocks, sort, baseline) ->
         start = position
         for row in part.itertuples(index=False):
             low, high, estimate = float(row.ci_low), float(row.ci_high), float(row.estimate)
-            rows.append({"kind": "interval", "y": position, "label": row.system if has_system else row.measure,
-                         "system": row.system, "measure": measure, "estimate": estimate, "ci_low": low, "ci_high": high,
-                         "color": systems.index(row.system), "text": f"{estimate:.3f} [{low:.3f}, {high:.3f}]"})
+            rows.append(
+                {
+                    "kind": "interval",
+                    "y": position,
+                    "label": row.system if has_system else row.measure,
+                    "system": row.system,
+                    "measure": measure,
+                    "estimate": estimate,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "color": systems.index(row.system),
+                    "text": f"{estimate:.3f} [{low:.3f}, {high:.3f}]",
+                }
+            )
             position += 1
         base = part.loc[part["system"] == baseline, "estimate"] if baseline is not None else []
         if len(base):
-            rows.append({"kind": "baseline", "y": start - 0.5, "y_end": position - 0.5, "system": baseline, "measure": measure,
-                         "estimate": float(base.iloc[0]), "label": f"baseline: {baseline}" if measure == measures[0] else None})
+            rows.append(
+                {
+                    "kind": "baseline",
+                    "y": start - 0.5,
+                    "y_end": position - 0.5,
+                    "system": baseline,
+                    "measure": measure,
+                    "estimate": float(base.iloc[0]),
+                    "label": f"baseline: {baseline}" if measure == measures[0] else None,
+                }
+            )
         position += 0.6 if blocks else 0
     columns = ["kind", "y", "y_end", "label", "system", "measure", "estimate", "ci_low", "ci_high", "color", "text"]
     out = pd.DataFrame(rows).reindex(columns=columns)
@@ -326,8 +354,12 @@ def _ci_note(frame, baseline, difference, n_systems) -> str:
 def _ci_texts(frame, measures, difference) -> dict:
     level = frame["confidence_level"].iloc[0] if "confidence_level" in frame.columns else None
     methods = list(pd.unique(frame["method"].astype(str))) if "method" in frame.columns else []
-    names = {"bca": "bootstrap CI (BCa)", "percentile": "bootstrap CI (percentile)", "t": "paired t CI",
-             "bootstrap-t": "bootstrap-t CI"}
+    names = {
+        "bca": "bootstrap CI (BCa)",
+        "percentile": "bootstrap CI (percentile)",
+        "t": "paired t CI",
+        "bootstrap-t": "bootstrap-t CI",
+    }
     kinds = ", ".join(dict.fromkeys(names.get(m, f"CI ({m})") for m in methods)) or "bootstrap CI"
     interval = (f"{level:.0%} " if level is not None and np.isfinite(level) else "") + kinds
     what = "difference from the baseline" if difference else "mean"
@@ -363,7 +395,12 @@ def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     ys = rows["y"].to_numpy(dtype=np.float64)
     palette = style.colors(info["n_colors"])
     colors = [palette[int(i)] for i in rows["color"]]
-    ax.hlines(ys, rows["ci_low"].to_numpy(), rows["ci_high"].to_numpy(), **style.merge({"colors": colors, "linewidth": 2.5, "zorder": 2}, kwargs))
+    ax.hlines(
+        ys,
+        rows["ci_low"].to_numpy(),
+        rows["ci_high"].to_numpy(),
+        **style.merge({"colors": colors, "linewidth": 2.5, "zorder": 2}, kwargs),
+    )
     markers = kwargs.get("colors", kwargs.get("color", colors))
     ax.scatter(rows["estimate"].to_numpy(), ys, color=markers, s=40, zorder=3, edgecolors="white", linewidths=0.8)
     if info["reference"] is not None:
@@ -384,98 +421,3 @@ def draw_ci(frame: pd.DataFrame, ax, **kwargs) -> Axes:
 
 
 # ----------------------------------------------------------------------------- bootstrap_distribution
-
-
-def bootstrap_distribution(result, *, system=None, measure=None, bins=50, ax=None, **kwargs) -> Axes:
-    """Histogram of one bootstrap distribution, its interval shaded and the estimate marked.
-
-    Parameters
-    ----------
-    result : BootstrapResult
-        One result of :func:`rankviz.stats.bootstrap`, or results holding several
-        (a dict, a list, a result collection) with ``system``/``measure`` naming one.
-    system, measure : str, optional
-        Which of several results to draw.
-    bins : int or sequence, default 50
-        As for :meth:`matplotlib.axes.Axes.hist`.
-    ax : matplotlib Axes, optional
-    **kwargs
-        Passed to :meth:`matplotlib.axes.Axes.hist`.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    See Also
-    --------
-    prepare_bootstrap_distribution : the resampled values and the interval, without drawing.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt, rankviz
-    >>> run, qrels, queries = rankviz.datasets.load_example()
-    >>> table = rankviz.evaluate(run, "RR@10", qrels, per_query=True)
-    >>> results = rankviz.stats.bootstrap(table, "RR@10", rng=0)
-    >>> fig, ax = plt.subplots(figsize=(7, 4))
-    >>> ax = rankviz.plots.bootstrap_distribution(results, system="bm25", ax=ax)
-    """
-    frame = prepare_bootstrap_distribution(result, system=system, measure=measure)
-    return draw_bootstrap_distribution(frame, style.axes(ax, "bootstrap_distribution"), **style.merge({"bins": bins}, kwargs))
-
-
-def prepare_bootstrap_distribution(result, *, system=None, measure=None) -> pd.DataFrame:
-    """The histogram's data: the finite resampled means of one result; nothing drawn.
-
-    Returns
-    -------
-    DataFrame
-        One column, ``value``. ``attrs`` holds ``estimate``, ``ci_low``,
-        ``ci_high``, ``interval_label`` (None when a bound is not finite),
-        ``estimate_label``, ``xlabel`` and ``title``.
-
-    Examples
-    --------
-    >>> import pandas as pd, rankviz
-    >>> from rankviz.plots.intervals import prepare_bootstrap_distribution
-    >>> table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
-    >>> frame = prepare_bootstrap_distribution(rankviz.stats.bootstrap(table, "RR@10", n_resamples=500, rng=0))
-    >>> len(frame), frame.attrs["estimate"]
-    (500, 0.4375)
-    """
-    caller = "bootstrap_distribution"
-    r = one_result(result, caller, system=system, measure=measure)
-    values = np.asarray(r.bootstrap_distribution, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if len(values) == 0:
-        raise InputError(f"{caller}: the result has no finite resampled values to draw.")
-    low, high = r.confidence_interval
-    method = "BCa" if r.method == "bca" else r.method
-    finite = bool(np.isfinite(low) and np.isfinite(high))
-    who = f" — {r.system}" if r.system is not None else ""
-    frame = pd.DataFrame({"value": values})
-    frame.attrs = {
-        "estimate": r.estimate,
-        "ci_low": low,
-        "ci_high": high,
-        "interval_label": f"{r.confidence_level:.0%} CI ({method}): [{low:.4f}, {high:.4f}]" if finite else None,
-        "estimate_label": f"estimate: {r.estimate:.4f}",
-        "xlabel": f"mean {r.measure} of a resample of the queries",
-        "title": f"Bootstrap distribution of mean {r.measure}{who}\n{r.n_queries} queries, {r.n_resamples:,} resamples",
-    }
-    return frame
-
-
-@style.literal_text
-def draw_bootstrap_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
-    """Draw :func:`prepare_bootstrap_distribution`'s histogram on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.hist`."""
-    info = frame.attrs
-    win = style.color(style.WIN)
-    if info["interval_label"] is not None:
-        ax.axvspan(info["ci_low"], info["ci_high"], color=win, alpha=0.15, zorder=0, label=info["interval_label"])
-    ax.hist(frame["value"].to_numpy(), **style.merge({"bins": 50, "color": win, "alpha": 0.85, "zorder": 1}, kwargs))
-    ax.axvline(info["estimate"], color=style.color(style.LOSS), linewidth=2, zorder=2, label=info["estimate_label"])
-    ax.set_xlabel(info["xlabel"])
-    ax.set_ylabel("resamples")
-    ax.set_title(info["title"], fontsize="medium")
-    style.legend_outside(ax)  # beside the histogram: inside, it would cover bars whatever the corner
-    return ax

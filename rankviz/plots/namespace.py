@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import evaluation
-from .._options import EvalOptions, option_names, unknown_keyword, with_eval_options
+from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..measures import Measure
 from . import style
 from .curves import measure_family, metric_at_k
 from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
-from .intervals import bootstrap_distribution, ci
+from .intervals import ci
+from .resampled import bootstrap_distribution
 from .worst_queries import failures, removed_compare
 
 if TYPE_CHECKING:
@@ -68,36 +69,92 @@ class RunPlots:
         return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options.as_keywords())
 
     @with_eval_options
-    def rr_distribution(self, qrels=None, *, k=10, measure=None, stat="percent", hue=None, ax=None, options: EvalOptions, **kwargs) -> Axes:
+    def rr_distribution(
+        self, qrels=None, *, k=10, measure=None, stat="percent", hue=None, ax=None, options: EvalOptions, **kwargs
+    ) -> Axes:
         """Evaluate ``RR@k`` per query and plot :func:`rankviz.plots.rr_distribution`."""
         drawing = self._drawing(kwargs, "rr_distribution", "bar", "patches.Rectangle")
         table = self._evaluate(measure or f"RR@{k}", qrels, options)
         return rr_distribution(table, k=k, measure=measure, stat=stat, hue=hue, ax=ax, **drawing)
 
     @with_eval_options
-    def failures(self, qrels=None, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None,
-                 hue=None, zeros="collapse", ax=None, options: EvalOptions, **kwargs) -> Axes:
+    def failures(
+        self,
+        qrels=None,
+        *,
+        measure="RR@10",
+        n=20,
+        system=None,
+        baseline=None,
+        worst_of="system",
+        queries=None,
+        hue=None,
+        zeros="collapse",
+        ax=None,
+        options: EvalOptions,
+        **kwargs,
+    ) -> Axes:
         """Evaluate ``measure`` per query and plot :func:`rankviz.plots.failures`."""
         removed_compare(kwargs, system, "failures")
         drawing = self._drawing(kwargs, "failures", "barh", "patches.Rectangle")
         table = self._evaluate(measure, qrels, options)
-        return failures(table, measure=measure, n=n, system=system, baseline=baseline, worst_of=worst_of, queries=queries,
-                        hue=hue, zeros=zeros, ax=ax, **drawing)
+        return failures(
+            table,
+            measure=measure,
+            n=n,
+            system=system,
+            baseline=baseline,
+            worst_of=worst_of,
+            queries=queries,
+            hue=hue,
+            zeros=zeros,
+            ax=ax,
+            **drawing,
+        )
 
     @with_eval_options
-    def ci(self, qrels=None, *, measures=("RR@10", "nDCG@10"), baseline=None, sort=True, n_resamples: int = 10_000,
-           confidence_level: float = 0.95, method: str = "bca", rng=None, ax=None, options: EvalOptions, **kwargs) -> Axes:
+    def ci(
+        self,
+        qrels=None,
+        *,
+        measures=("RR@10", "nDCG@10"),
+        baseline=None,
+        sort=True,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "bca",
+        rng=None,
+        ax=None,
+        options: EvalOptions,
+        **kwargs,
+    ) -> Axes:
         """Bootstrap ``measures`` per system and plot :func:`rankviz.plots.ci`."""
         drawing = self._drawing(kwargs, "ci", "hlines", "collections.LineCollection")
         results = evaluation.bootstrap(
-            self._frame, measures, qrels, **_statistics(n_resamples, confidence_level, method, rng), **options.as_keywords()
+            self._frame,
+            measures,
+            qrels,
+            **_statistics(n_resamples, confidence_level, method, rng),
+            **options.as_keywords(),
         )
         return ci(results, baseline=baseline, sort=sort, ax=ax, **drawing)
 
     @with_eval_options
-    def bootstrap_distribution(self, qrels=None, *, measure="RR@10", system=None, bins=50, n_resamples: int = 10_000,
-                               confidence_level: float = 0.95, method: str = "bca", rng=None, ax=None,
-                               options: EvalOptions, **kwargs) -> Axes:
+    def bootstrap_distribution(
+        self,
+        qrels=None,
+        *,
+        measure="RR@10",
+        system=None,
+        bins=50,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "bca",
+        rng=None,
+        ax=None,
+        options: EvalOptions,
+        **kwargs,
+    ) -> Axes:
         """Bootstrap ``measure`` and plot :func:`rankviz.plots.bootstrap_distribution` (of ``system``).
 
         A system's resamples depend only on ``rng`` and its queries, as in
@@ -105,33 +162,61 @@ class RunPlots:
         """
         drawing = self._drawing(kwargs, "bootstrap_distribution", "hist", "patches.Patch")
         results = evaluation.bootstrap(
-            self._frame, measure, qrels, **_statistics(n_resamples, confidence_level, method, rng), **options.as_keywords()
+            self._frame,
+            measure,
+            qrels,
+            **_statistics(n_resamples, confidence_level, method, rng),
+            **options.as_keywords(),
         )
         return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
     @with_eval_options
-    def paired_differences(self, qrels=None, *, system=None, baseline=None, measure="RR@10", ax=None,
-                           options: EvalOptions, **kwargs) -> Axes:
+    def paired_differences(
+        self, qrels=None, *, system=None, baseline=None, measure="RR@10", ax=None, options: EvalOptions, **kwargs
+    ) -> Axes:
         """Evaluate ``measure`` per query and plot :func:`rankviz.plots.paired_differences` of two systems."""
         drawing = self._drawing(kwargs, "paired_differences", "stairs", "patches.StepPatch")
         table = self._evaluate(measure, qrels, options)
         return paired_differences(table, system=system, baseline=baseline, measure=measure, ax=ax, **drawing)
 
     @with_eval_options
-    def metric_at_k(self, qrels=None, *, measures=("RR", "R", "nDCG"), k=range(1, 21), hue=None, ax=None,
-                    options: EvalOptions, **kwargs) -> Axes:
+    def metric_at_k(
+        self,
+        qrels=None,
+        *,
+        measures=("RR", "R", "nDCG"),
+        k=range(1, 21),
+        hue=None,
+        ax=None,
+        options: EvalOptions,
+        **kwargs,
+    ) -> Axes:
         """Evaluate each measure family at every cutoff in ``k`` and plot :func:`rankviz.plots.metric_at_k`."""
         drawing = self._drawing(kwargs, "metric_at_k", "plot", "lines.Line2D")
-        families = [measure_family(m, "metric_at_k") for m in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+        families = [
+            measure_family(m, "metric_at_k") for m in ([measures] if isinstance(measures, (str, Measure)) else measures)
+        ]
         table = self._evaluate([f @ int(c) for f in families for c in k], qrels, options)
         return metric_at_k(table, measures=families, hue=hue, ax=ax, **drawing)
 
     @with_eval_options
-    def recall_vs_mrr(self, qrels=None, *, k=10, recall_k=100, per_query=False, split="median", thresholds=None, ax=None,
-                      options: EvalOptions, **kwargs) -> Axes:
+    def recall_vs_mrr(
+        self,
+        qrels=None,
+        *,
+        k=10,
+        recall_k=100,
+        per_query=False,
+        split="median",
+        thresholds=None,
+        ax=None,
+        options: EvalOptions,
+        **kwargs,
+    ) -> Axes:
         """Evaluate ``RR@k`` and ``R@recall_k`` per query and plot :func:`rankviz.plots.recall_vs_mrr`."""
         drawing = self._drawing(kwargs, "recall_vs_mrr", "scatter", "collections.PathCollection")
         recall_k = 100 if recall_k is None else recall_k
         table = self._evaluate([f"RR@{k}", f"R@{recall_k}"], qrels, options)
-        return recall_vs_mrr(table, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds, ax=ax,
-                             **drawing)
+        return recall_vs_mrr(
+            table, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds, ax=ax, **drawing
+        )

@@ -49,8 +49,26 @@ LABEL_WIDTH = 50
 #: from every colour before them; no two of the twenty are closer than the closest pair of
 #: the first ten (Delta E 20.7)
 COLORS = (
-    "#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#ca9161", "#fbafe4", "#949494", "#ece133", "#56b4e9",
-    "#023eff", "#1ac938", "#001c7f", "#602a00", "#5c3655", "#b2df8a", "#014734", "#e7298a", "#c44e52", "#637939",
+    "#0173b2",
+    "#de8f05",
+    "#029e73",
+    "#d55e00",
+    "#cc78bc",
+    "#ca9161",
+    "#fbafe4",
+    "#949494",
+    "#ece133",
+    "#56b4e9",
+    "#023eff",
+    "#1ac938",
+    "#001c7f",
+    "#602a00",
+    "#5c3655",
+    "#b2df8a",
+    "#014734",
+    "#e7298a",
+    "#c44e52",
+    "#637939",
 )
 #: systems beyond this many share colours: system i takes colour i % MAX_COLORS
 MAX_COLORS = len(COLORS)
@@ -119,8 +137,15 @@ def legend_outside(ax, *, handles=None, title=None, gap: float = 0.02, n_entries
     if n_entries is None:
         n_entries = len(handles) if handles is not None else len(ax.get_legend_handles_labels()[0])
     grow_figure(ax, height=LINE_INCHES * 1.15 * (n_entries + (1 if title else 0)) + 0.3)
-    options = {"loc": "upper left", "bbox_to_anchor": (1 + gap, 1.0), "borderaxespad": 0.0, "fontsize": "small",
-               "title": title, "title_fontsize": "small", "frameon": False}
+    options = {
+        "loc": "upper left",
+        "bbox_to_anchor": (1 + gap, 1.0),
+        "borderaxespad": 0.0,
+        "fontsize": "small",
+        "title": title,
+        "title_fontsize": "small",
+        "frameon": False,
+    }
     if handles is not None:
         options["handles"] = handles
     return ax.legend(**merge(options, kwargs))
@@ -147,7 +172,9 @@ def axes(ax, caller: str):
     if ax is None:
         return plt.gca()
     if not isinstance(ax, Axes):
-        raise InputError(f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. Got {type(ax).__name__} instead.")
+        raise InputError(
+            f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. Got {type(ax).__name__} instead."
+        )
     return ax
 
 
@@ -211,7 +238,9 @@ def matplotlib_keywords(call: str, artist: str) -> frozenset:
     names = set(inspector.get_setters())
     names.update(alias for aliases in inspector.aliasd.values() for alias in aliases)
     parameters = inspect.signature(getattr(Axes, call)).parameters.values()
-    names.update(p.name for p in parameters if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in ("self", "data"))
+    names.update(
+        p.name for p in parameters if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in ("self", "data")
+    )
     return frozenset(names)
 
 

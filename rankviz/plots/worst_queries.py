@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._columns import columns_text
+from .._core.checks import check_choice, check_int
+from .._core.columns import columns_text
+from .._core.per_query import per_query_table, query_texts
 from .._errors import InputError, UnknownOptionError
-from .._tables import per_query_table, query_texts
-from .._validation import check_choice, check_int
 from ..measures import parse_measure
 from . import style
 from .inputs import check_system, measure_column, system_names, values
@@ -25,17 +25,44 @@ from .inputs import check_system, measure_column, system_names, values
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+from .failures_drawing import draw_failures
+
 __all__ = ["failures", "prepare_failures", "draw_failures"]
 
-_COLUMNS = ["position", "kind", "query_id", "label", "system", "slot", "color", "series", "value", "note", "delta",
-            "delta_text", "delta_sign"]
+_COLUMNS = [
+    "position",
+    "kind",
+    "query_id",
+    "label",
+    "system",
+    "slot",
+    "color",
+    "series",
+    "value",
+    "note",
+    "delta",
+    "delta_text",
+    "delta_sign",
+]
 #: palette positions of the plotted system and of the baseline: the colours paired_differences
 #: gives "system better" and "baseline better", so a difference is coloured by who wins
 _SYSTEM_COLOR, _BASELINE_COLOR = style.WIN, style.LOSS
 
 
-def failures(data, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None, hue=None,
-             zeros="collapse", ax=None, **kwargs) -> Axes:
+def failures(
+    data,
+    *,
+    measure="RR@10",
+    n=20,
+    system=None,
+    baseline=None,
+    worst_of="system",
+    queries=None,
+    hue=None,
+    zeros="collapse",
+    ax=None,
+    **kwargs,
+) -> Axes:
     """The ``n`` queries with the lowest score, worst first, labelled with their text.
 
     Parameters
@@ -113,8 +140,17 @@ def failures(data, *, measure="RR@10", n=20, system=None, baseline=None, worst_o
     ...                             worst_of="baseline", queries=queries, ax=ax)
     """
     removed_compare(kwargs, system, "failures")
-    frame = prepare_failures(data, measure=measure, n=n, system=system, baseline=baseline, worst_of=worst_of, queries=queries,
-                             hue=hue, zeros=zeros)
+    frame = prepare_failures(
+        data,
+        measure=measure,
+        n=n,
+        system=system,
+        baseline=baseline,
+        worst_of=worst_of,
+        queries=queries,
+        hue=hue,
+        zeros=zeros,
+    )
     return draw_failures(frame, style.axes(ax, "failures"), **kwargs)
 
 
@@ -135,8 +171,18 @@ def removed_compare(kwargs: dict, system, caller: str) -> None:
     )
 
 
-def prepare_failures(data, *, measure="RR@10", n=20, system=None, baseline=None, worst_of="system", queries=None, hue=None,
-                     zeros="collapse") -> pd.DataFrame:
+def prepare_failures(
+    data,
+    *,
+    measure="RR@10",
+    n=20,
+    system=None,
+    baseline=None,
+    worst_of="system",
+    queries=None,
+    hue=None,
+    zeros="collapse",
+) -> pd.DataFrame:
     """The bars of :func:`failures`: one row per (query shown, system shown), worst query first; nothing drawn.
 
     Parameters are those of :func:`failures`.
@@ -193,8 +239,16 @@ def prepare_failures(data, *, measure="RR@10", n=20, system=None, baseline=None,
     high = np.nanmax(wide[shown].to_numpy()) if picked else 1.0
     zero_count = int((order["key"] == 0).sum())
     out.attrs = {
-        "title": _title(column, len(picked), system_col, _who(ranked_by, baseline), len(systems), zero_count, len(order),
-                        bool(collapsed) and len(shown) == 1),
+        "title": _title(
+            column,
+            len(picked),
+            system_col,
+            _who(ranked_by, baseline),
+            len(systems),
+            zero_count,
+            len(order),
+            bool(collapsed) and len(shown) == 1,
+        ),
         "xlabel": f"{column} per query" + (" (1/rank of the first relevant result)" if _is_rr(column) else ""),
         "ylabel": "query text" if texts else "query",
         "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None else None,
@@ -216,11 +270,26 @@ def _bar_rows(wide, picked, shown, texts, column, system, baseline, systems, hue
     for slot, name in enumerate(shown):
         series, color = _series(name, systems, baseline, hue)
         part = wide.loc[picked, name].to_numpy()
-        rows.append(pd.DataFrame({"position": range(len(picked)), "kind": "query", "query_id": picked, "label": labels,
-                                  "system": name, "slot": slot, "color": color, "series": series, "value": part,
-                                  "note": [notes(v) for v in part]}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "position": range(len(picked)),
+                    "kind": "query",
+                    "query_id": picked,
+                    "label": labels,
+                    "system": name,
+                    "slot": slot,
+                    "color": color,
+                    "series": series,
+                    "value": part,
+                    "note": [notes(v) for v in part],
+                }
+            )
+        )
     out = pd.concat(rows, ignore_index=True)
-    delta = (wide.loc[picked, system] - wide.loc[picked, baseline]).to_numpy() if baseline else np.full(len(picked), np.nan)
+    delta = (
+        (wide.loc[picked, system] - wide.loc[picked, baseline]).to_numpy() if baseline else np.full(len(picked), np.nan)
+    )
     return out.assign(
         delta=np.tile(delta, len(shown)),
         delta_text=np.tile([_delta_text(d) for d in delta], len(shown)),
@@ -242,10 +311,23 @@ def _with_zero_row(rows: pd.DataFrame, count: int, column, shown, systems, basel
     who = "every system" if hue is not None else ("both" if baseline else str(shown[0]))
     label = f"{count} {'query' if count == 1 else 'queries'}: {column} = 0 for {who}"
     looks = [_series(name, systems, baseline, hue) for name in shown]
-    zero = pd.DataFrame({"position": 0, "kind": "zeros", "query_id": None, "label": label, "system": list(shown),
-                         "slot": range(len(shown)), "color": [c for _, c in looks], "series": [s for s, _ in looks],
-                         "value": 0.0, "note": None, "delta": 0.0 if baseline else np.nan,
-                         "delta_text": "0" if baseline else "n/a", "delta_sign": "none"})
+    zero = pd.DataFrame(
+        {
+            "position": 0,
+            "kind": "zeros",
+            "query_id": None,
+            "label": label,
+            "system": list(shown),
+            "slot": range(len(shown)),
+            "color": [c for _, c in looks],
+            "series": [s for s, _ in looks],
+            "value": 0.0,
+            "note": None,
+            "delta": 0.0 if baseline else np.nan,
+            "delta_text": "0" if baseline else "n/a",
+            "delta_sign": "none",
+        }
+    )
     parts = [zero, rows.assign(position=rows["position"] + 1)] if len(rows) else [zero]
     return pd.concat(parts, ignore_index=True)[_COLUMNS]
 
@@ -345,70 +427,3 @@ def _title(column, m, system_col, system, n_systems, zeros, total, above_zero) -
         who = f" — mean over {n_systems} systems"
         zero_text = f"{zeros} of {total} queries have {column} = 0 for every system"
     return f"The {m} queries with the lowest {column}{above}{who}\n{zero_text}"
-
-
-def _row_inches(slots: int, notes: bool) -> float:
-    """Height of one query's row: its bars, and room for the note beside each bar when they are written."""
-    return (0.3 if slots == 1 else 0.21 * slots) if notes else max(0.3, 0.05 * slots + 0.15)
-
-
-@style.literal_text
-def draw_failures(frame: pd.DataFrame, ax, **kwargs) -> Axes:
-    """Draw the bars of :func:`prepare_failures` on ``ax``; ``kwargs`` go to :meth:`~matplotlib.axes.Axes.barh`.
-
-    The figure grows until each query row has room for its bars and notes and the
-    title fits over the Axes; the legend goes beside the Δ column.
-    """
-    info = frame.attrs
-    slots = int(frame["slot"].max()) + 1 if len(frame) else 1
-    queries = frame[frame["slot"] == 0]
-    m = len(queries)
-    notes = bool(frame["note"].notna().any())
-    style.grow_figure(ax, width=max(4.5, style.text_inches(info["title"].split("\n"))),
-                      height=m * _row_inches(slots, notes) + 0.2)
-    height = 0.75 / slots
-    palette = style.colors(info["n_colors"])
-    for slot, part in frame.groupby("slot", sort=True):
-        y = part["position"].to_numpy(dtype=np.float64) + (slot - (slots - 1) / 2) * height
-        bar_values = part["value"].to_numpy()
-        color = palette[int(part["color"].iloc[0])]
-        defaults = {"height": height, "color": color, "label": part["series"].iloc[0]}
-        bars = ax.barh(y, np.nan_to_num(bar_values), **style.merge(defaults, kwargs))
-        # A zero bar has no length: mark it, so "failed" is visible and not mistaken for "missing".
-        zero = bar_values == 0
-        if zero.any():
-            ax.plot(np.zeros(int(zero.sum())), y[zero], linestyle="none", marker="x", color=color,
-                    markersize=max(3.0, min(7.0, 120 / (m * slots))), clip_on=False, zorder=3)
-        if notes:
-            texts = ["" if pd.isna(note) else note for note in part["note"]]
-            ax.bar_label(bars, labels=texts, padding=6, fontsize="x-small" if slots == 2 else "small", color="0.25")
-
-    ax.set_yticks(queries["position"].tolist(), labels=queries["label"].tolist(), fontsize="small" if m <= 30 else "x-small")
-    for label, kind in zip(ax.get_yticklabels(), queries["kind"]):
-        if kind == "zeros":
-            label.set_fontstyle("italic")
-    ax.set_ylim(m - 0.5, -0.5)  # worst on top
-    ax.set_xlim(0, info["x_max"])
-    if info["unit_ticks"]:
-        ax.set_xticks(np.linspace(0, 1, 6))
-    gap = _delta_column(ax, queries, info["delta_header"]) if info["baseline"] else 0.02
-    ax.set_xlabel(info["xlabel"])
-    ax.set_ylabel(info["ylabel"])
-    ax.set_title(info["title"], fontsize="medium")
-    if info["legend"]:
-        style.legend_outside(ax, title=info["legend_title"], gap=gap)
-    return ax
-
-
-def _delta_column(ax, queries: pd.DataFrame, header: str) -> float:
-    """Write each query's Δ right of the Axes, coloured by who wins, under ``header``; return the column's width in Axes widths."""
-    from matplotlib.transforms import blended_transform_factory
-
-    where = blended_transform_factory(ax.transAxes, ax.transData)
-    colors = {"win": style.color(_SYSTEM_COLOR), "loss": style.color(_BASELINE_COLOR), "none": "0.45"}
-    for y, text, sign in zip(queries["position"], queries["delta_text"], queries["delta_sign"]):
-        ax.text(1.02, y, text, transform=where, va="center", ha="left", fontsize="small", color=colors[sign])
-    ax.annotate(header, (1.02, 1.0), xycoords="axes fraction", xytext=(0, 4), textcoords="offset points", va="bottom",
-                ha="left", fontsize="small", fontweight="bold")
-    axes_inches = ax.get_position().width * ax.get_figure().get_size_inches()[0]
-    return 0.02 + (style.text_inches(queries["delta_text"], size=8.33) + 0.2) / axes_inches

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 import ipywidgets as w
 import pandas as pd
 
+from .._core.checks import check_cutoff, check_int
 from .._errors import InputError
-from .._validation import check_cutoff, check_int
 from ..evaluation import evaluate
 from . import render
 
@@ -153,7 +153,9 @@ class PlaygroundModel:
         dict
             ``{"RR@k": ..., "Success@k": ..., "P@k": ..., "R@k": ..., "AP": ..., "nDCG@k": ...}``.
         """
-        frame = pd.DataFrame({"query": ["playground"], "relevance": [list(self.relevance)], "n_relevant": [self.n_relevant]})
+        frame = pd.DataFrame(
+            {"query": ["playground"], "relevance": [list(self.relevance)], "n_relevant": [self.n_relevant]}
+        )
         names = self.measure_names()
         table = evaluate(frame, names, per_query=True)
         return {name: float(table[name].iloc[0]) for name in names}
@@ -180,7 +182,11 @@ class PlaygroundModel:
         masks = range(2**self.n)
         vectors = [[bool((mask >> i) & 1) for i in range(self.n)] for mask in masks]
         frame = pd.DataFrame(
-            {"query": [f"s{m}" for m in masks], "relevance": vectors, "n_relevant": [sum(v) + self.unretrieved for v in vectors]}
+            {
+                "query": [f"s{m}" for m in masks],
+                "relevance": vectors,
+                "n_relevant": [sum(v) + self.unretrieved for v in vectors],
+            }
         )
         names = self.measure_names()
         table = evaluate(frame, names, per_query=True)[names].to_numpy(dtype=float)
@@ -333,7 +339,9 @@ class Playground(w.VBox):
         self.explanation.value = render.explanation(m.explanation())
 
 
-def playground(n: int = 10, *, relevant: Iterable[int] = (1,), k: int | None = None, unretrieved: int = 0) -> Playground:
+def playground(
+    n: int = 10, *, relevant: Iterable[int] = (1,), k: int | None = None, unretrieved: int = 0
+) -> Playground:
     """An interactive lesson: toggle the relevance of results 1..n and watch the measures.
 
     A row of toggle buttons stands for one query's ranked results. Each toggle marks

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._columns import Columns, columns_text, find_column, is_listlike
+from .._core.columns import Columns, columns_text, find_column, is_listlike
 from .._errors import IdTypeWarning, InputError
 from ..evaluation import ranked_list
 

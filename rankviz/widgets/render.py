@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from .._columns import is_missing
+from .._core.columns import is_missing
 
 __all__ = [
     "RELEVANT_COLOR",
@@ -200,7 +200,9 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
     for row in table.to_dict("records"):
         judged = not is_missing(row["relevance"]) and row["relevance"] >= 0
         unjudged += not judged
-        classes = ["rankviz-relevant" if row["relevant"] else "rankviz-nonrelevant"] + ([] if judged else ["rankviz-unjudged"])
+        classes = ["rankviz-relevant" if row["relevant"] else "rankviz-nonrelevant"] + (
+            [] if judged else ["rankviz-unjudged"]
+        )
         style = f' style="background:{RELEVANT_COLOR}"' if row["relevant"] else ""
         cells = [str(int(row["rank"])), f"<code>{escape(row['doc_id'])}</code>"]
         if "score" in row:
@@ -208,13 +210,19 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
         cells.append(str(int(row["relevance"])) if judged else _unjudged_cell(row["relevance"]))
         if "text" in row:
             cells.append(_snippet(row.get("title", ""), row["text"], snippet_length))
-        out.append(f'<tr class="{" ".join(classes)}"{style}>' + "".join(f'<td style="{_CELL_STYLE}">{c}</td>' for c in cells) + "</tr>")
+        out.append(
+            f'<tr class="{" ".join(classes)}"{style}>'
+            + "".join(f'<td style="{_CELL_STYLE}">{c}</td>' for c in cells)
+            + "</tr>"
+        )
     out.append("</tbody></table>")
     if table.empty:
         out.append("<div><i>This system retrieved nothing for this query.</i></div>")
     elif unjudged:
         verb = "is" if unjudged == 1 else "are"
-        out.append(f'<div class="rankviz-unjudged-count" style="color:#555">{unjudged} of these {len(table)} items {verb} unjudged.</div>')
+        out.append(
+            f'<div class="rankviz-unjudged-count" style="color:#555">{unjudged} of these {len(table)} items {verb} unjudged.</div>'
+        )
     return "".join(out)
 
 
@@ -346,9 +354,16 @@ def playground_states(families: Sequence[str], table: Mapping) -> dict:
     for values, (n_relevant, in_list, missed), lesson in zip(table["values"], table["counts"], table["sentences"]):
         count = html.unescape(relevant_count(n_relevant, in_list, missed))
         shown = [None if is_missing(v) else round(float(v), 4) for v in values]
-        states.append(shown + [counts.setdefault(count, len(counts)), [sentences.setdefault(t, len(sentences)) for t in lesson]])
-    return {"mask": int(table["mask"]), "families": list(families), "states": states, "counts": list(counts),
-            "sentences": list(sentences)}
+        states.append(
+            shown + [counts.setdefault(count, len(counts)), [sentences.setdefault(t, len(sentences)) for t in lesson]]
+        )
+    return {
+        "mask": int(table["mask"]),
+        "families": list(families),
+        "states": states,
+        "counts": list(counts),
+        "sentences": list(sentences),
+    }
 
 
 def playground_snapshot(state: Mapping, states: Mapping | None = None) -> str:
@@ -367,7 +382,7 @@ def playground_snapshot(state: Mapping, states: Mapping | None = None) -> str:
     toggles = "".join(
         f'<button type="button" class="rankviz-toggle rankviz-toggle-{r}{" rankviz-on" if r in ranks else ""}" '
         f'aria-pressed="{"true" if r in ranks else "false"}"{"" if states else " disabled"}>'
-        f'{r}{" &#x2713;" if r in ranks else ""}</button>'
+        f"{r}{' &#x2713;' if r in ranks else ''}</button>"
         for r in range(1, n + 1)
     )
     cards = "".join(
@@ -421,11 +436,12 @@ def explorer_snapshot(controls: Mapping, items: Sequence[Mapping], status: str) 
         f'<div class="rankviz-panel"{" hidden" if i else ""}>{item["panel"]}</div>' for i, item in enumerate(items)
     )
     tables = "".join(
-        f'<div class="rankviz-panel-table"{" hidden" if i else ""}>{item["table"]}</div>' for i, item in enumerate(items)
+        f'<div class="rankviz-panel-table"{" hidden" if i else ""}>{item["table"]}</div>'
+        for i, item in enumerate(items)
     )
     more = int(controls["listed"]) - len(items)
     more_note = f"<li><small>&hellip; and {more} more queries in the live widget</small></li>" if more > 0 else ""
-    search = f' &ldquo;{escape(controls["search"])}&rdquo;' if controls.get("search") else ""
+    search = f" &ldquo;{escape(controls['search'])}&rdquo;" if controls.get("search") else ""
     return "".join(
         [
             '<div class="rankviz-static rankviz-explorer">',

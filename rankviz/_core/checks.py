@@ -1,0 +1,83 @@
+"""Argument checks with one message format.
+
+Every parameter error reads like scikit-learn's: "The 'k' parameter of mrr must be
+an int in the range [1, inf) or None. Got 0 instead." Data errors live next to the
+code that reads the data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Iterable
+
+from .._errors import InputError
+
+__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "shown"]
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool = False) -> int | None:
+    """Return ``value`` as a Python int, or raise naming the parameter and the caller."""
+    if value is None and allow_none:
+        return None
+    if not _is_int(value) or (low is not None and value < low):
+        rng = f" in the range [{low}, inf)" if low is not None else ""
+        none = " or None" if allow_none else ""
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {shown(value)} instead.{_hint(value)}"
+        )
+    return int(value)
+
+
+def shown(value) -> str:
+    """A value as a message shows it: scalars by repr, tables and arrays by their type and size (never whole)."""
+    size = getattr(value, "shape", None)
+    if size is not None and getattr(value, "ndim", 0):
+        return f"a {type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(size)}"
+    if isinstance(value, (dict, list, tuple, set)) and len(value) > 5:
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _hint(value) -> str:
+    if hasattr(value, "columns") or isinstance(value, dict):
+        return " Were the qrels passed by position? Pass them by name: qrels=..."
+    return ""
+
+
+def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
+    """A rank cutoff: an int >= 1, or None for the whole list."""
+    return check_int(k, name, caller, low=1, allow_none=allow_none)
+
+
+def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
+    """``value`` must be one of ``choices``; suggest the closest one when it is a near miss."""
+    choices = tuple(choices)
+    try:
+        if any(value is c or (type(value) is type(c) and value == c) for c in choices):
+            return value
+    except (TypeError, ValueError):  # an array or a frame given where a choice belongs
+        pass
+    choices_text = ", ".join(repr(c) for c in choices if c is not None) + (" or None" if None in choices else "")
+    hint = ""
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
+        if close:
+            hint = f" Did you mean {close[0]!r}?"
+    raise InputError(
+        f"The {name!r} parameter of {caller} must be one of {choices_text}. Got {shown(value)} instead.{hint}"
+    )
+
+
+def check_probability(value, name: str, caller: str) -> float:
+    """A number strictly between 0 and 1 (confidence levels, alphas)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a float in the open interval (0, 1). Got {value!r} instead."
+        )
+    return float(value)

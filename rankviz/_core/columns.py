@@ -1,0 +1,159 @@
+"""Column roles: which column of a frame holds the query ids, the doc ids, the scores, ...
+
+This is the one place that knows the default names and aliases of every column role
+and how a caller overrides them (``columns={"query": "qid"}``). Run frames, qrels,
+per-query tables, query-text and document frames are all resolved through
+:func:`find_column`, so one rule and one message hold everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._errors import ColumnError, InputError
+
+__all__ = [
+    "SINGLE_SYSTEM",
+    "ALIASES",
+    "TEXT_COLUMNS",
+    "Columns",
+    "find_column",
+    "columns_text",
+    "row_label",
+    "is_listlike",
+    "is_missing",
+]
+
+#: the label of a run without a system column, wherever a system is named (tables, results, Series)
+SINGLE_SYSTEM = "run"
+
+#: column role -> names looked for, in order
+ALIASES: dict[str, tuple[str, ...]] = {
+    "query": ("query_id", "qid", "query"),
+    "doc": ("doc_id", "docid", "docno"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "relevance": ("relevance", "rel", "label", "grade"),
+    "system": ("system", "run", "tag"),
+    "retrieved": ("retrieved", "retrieved_ids", "results"),
+    "relevant": ("relevant", "relevant_ids", "gold"),
+    "n_relevant": ("n_relevant", "num_rel", "n_rel"),
+    "text": ("text", "query_text", "question", "title"),
+}
+
+#: columns that hold a query's text, in the order they are looked for
+TEXT_COLUMNS = ALIASES["text"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Columns:
+    """Column-name overrides for the roles rankviz looks up (None = use the defaults and aliases).
+
+    Build it from the ``columns=`` mapping every public function takes:
+    ``Columns.of({"query": "qid", "doc": "docno"}, "evaluate")``.
+    """
+
+    query: str | None = None
+    doc: str | None = None
+    score: str | None = None
+    rank: str | None = None
+    relevance: str | None = None
+    system: str | None = None
+    retrieved: str | None = None
+    relevant: str | None = None
+    n_relevant: str | None = None
+    text: str | None = None
+
+    @classmethod
+    def of(cls, columns, caller: str) -> Columns:
+        """Validate a ``columns=`` mapping (or pass a :class:`Columns` through)."""
+        if columns is None:
+            return cls()
+        if isinstance(columns, Columns):
+            return columns
+        if not isinstance(columns, Mapping):
+            raise InputError(
+                f"The 'columns' parameter of {caller} must be a dict from role to column name, such as "
+                f"{{'query': 'qid', 'doc': 'docno'}}. Got {type(columns).__name__} instead."
+            )
+        roles = [f.name for f in dataclasses.fields(cls)]
+        for role, name in columns.items():
+            if role not in roles:
+                close = difflib.get_close_matches(str(role), roles, n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise InputError(
+                    f"The 'columns' parameter of {caller} has an unknown role {role!r}.{hint} "
+                    f"Roles: {', '.join(roles)}."
+                )
+            if name is not None and not isinstance(name, str):
+                raise InputError(
+                    f"The 'columns' parameter of {caller} maps {role!r} to {name!r}; column names must be strings."
+                )
+        return cls(**dict(columns))
+
+    def get(self, role: str) -> str | None:
+        return getattr(self, role)
+
+
+def columns_text(names) -> str:
+    """Up to 12 column names, quoted, for messages."""
+    if isinstance(names, pd.DataFrame):
+        names = names.columns
+    shown = [repr(str(n)) for n in names]
+    return (", ".join(shown[:12]) + (", ..." if len(shown) > 12 else "")) if shown else "none"
+
+
+def row_label(label) -> str:
+    """A row label as users wrote it: numpy scalars (pandas 2 index values) shown as plain Python values."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
+
+
+def is_listlike(value) -> bool:
+    """True for the containers rankviz reads as per-query lists."""
+    return isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Series))
+
+
+def is_missing(value) -> bool:
+    """None, NaN, pd.NA or NaT (a scalar that stands for "no value")."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
+
+
+def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str) -> str | None:
+    """The column of ``frame`` that plays ``role``: the ``given`` name, else the one alias present.
+
+    Raises
+    ------
+    ColumnError
+        When the given column is absent, when several aliases are present, or when a
+        required role has no column; the message lists the columns and names the fix.
+    """
+    columns = list(frame.columns)
+    if given is not None:
+        if given not in columns:
+            raise ColumnError(
+                f"The column {given!r} given as columns={{{role!r}: {given!r}}} is not in the {what}; "
+                f"its columns are {columns_text(columns)}."
+            )
+        return given
+    found = [name for name in ALIASES[role] if name in columns]
+    if len(found) > 1:
+        raise ColumnError(
+            f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
+            f"Say which one with columns={{{role!r}: {found[0]!r}}}."
+        )
+    if found:
+        return found[0]
+    if required:
+        names = ", ".join(repr(a) for a in ALIASES[role])
+        raise ColumnError(
+            f"The {what} has no {role} column: looked for {names}; its columns are {columns_text(columns)}. "
+            f"Name it with columns={{{role!r}: 'your_column'}}."
+        )
+    return None

@@ -1,0 +1,70 @@
+"""Dictionary codes of Arrow string arrays: the query (and system) ids of a run as int32 codes.
+
+Below :mod:`rankviz._core.input_shapes` (layer 1): the first step that touches every row of an id
+column. Arrow's ``dictionary_encode`` does the work, on two threads for a long array,
+and its buffers are copied out and given back at once (see :mod:`rankviz._core.memory`).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .memory import LARGE, POOL, blocked_take, release_memory
+
+__all__ = ["encode"]
+
+
+def encode(arr) -> tuple[np.ndarray, np.ndarray]:
+    """Factorize an Arrow string array: (int32 codes, unique values in order of first appearance, as objects).
+
+    A long array is encoded in two halves on two threads (Arrow releases the GIL), the
+    second half's values then numbered after the first's: the same codes, in about
+    half the time (a 7M-row query column: ~110 ms alone).
+    """
+    n = len(arr)
+    if n < _TWO_HALVES or (os.cpu_count() or 1) < 2:
+        return _encode_one(arr)
+    half = n // 2
+    codes = np.empty(n, dtype=np.int32)  # each half's codes are written straight into it
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            (_, values_a), (_, values_b) = pool.map(
+                _encode_one, (arr.slice(0, half), arr.slice(half)), (codes[:half], codes[half:])
+            )
+    except RuntimeError:  # no new threads (the interpreter is shutting down)
+        return _encode_one(arr)
+    position = pd.Index(values_a, dtype=object).get_indexer(values_b)
+    new = position < 0
+    position[new] = len(values_a) + np.arange(int(new.sum()))
+    blocked_take(position.astype(np.int32), codes[half:], out=codes[half:])
+    return codes, np.concatenate([values_a, values_b[new]])
+
+
+#: arrays at least this long are encoded in two halves at once
+_TWO_HALVES = 1 << 21
+
+
+def _encode_one(arr, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` in one pass; the codes written into ``out`` (int32, as long as ``arr``) when given."""
+    encoded = pc.dictionary_encode(arr, memory_pool=POOL)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if not chunks:
+        return (np.zeros(0, np.int32) if out is None else out), np.zeros(0, dtype=object)
+    dictionary = chunks[0].dictionary
+    codes = np.empty(len(arr), dtype=np.int32) if out is None else out
+    start = 0
+    for chunk in chunks:  # Arrow's int32 indices copied out, so that Arrow's buffers can be freed
+        codes[start : start + len(chunk)] = chunk.indices.to_numpy(zero_copy_only=False)
+        start += len(chunk)
+    values = np.asarray(dictionary.to_pylist(), dtype=object)
+    del encoded, dictionary, chunks
+    if len(codes) >= LARGE:  # Arrow's copy of the codes, freed: give it back rather than keep it reserved
+        release_memory()
+    # int32 codes: half the memory of int64, and the consumers widen where they multiply.
+    return codes, values

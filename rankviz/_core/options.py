@@ -1,0 +1,205 @@
+"""Evaluation options: one validated value, resolved once at the public boundary.
+
+Every public evaluation function (and every ``df.rank`` method) takes the same
+keyword-only options. :func:`with_eval_options` puts them into the function's
+signature (so ``help()`` and Shift-Tab show each with its default), validates them
+once into an :class:`EvalOptions` value, and rejects unknown keywords with the
+closest known one. Below the boundary only the value travels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import inspect
+
+from .._errors import UnknownOptionError
+from .checks import check_choice, check_cutoff, check_int
+from .columns import Columns
+
+__all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
+
+#: how items with equal scores are ordered (see rankviz.measures.dispatch)
+TIES = ("trec_eval", "expected", "optimistic", "pessimistic")
+
+_DOCS = {
+    "rel": (
+        "int, optional",
+        "Minimum grade that counts as relevant (trec_eval ``-l``), applied to every measure that takes "
+        "``rel`` and was not given its own (``RR(rel=3)@10`` keeps 3); labels carry it (``RR(rel=2)@10``). "
+        "nDCG uses every grade as its gain and ignores it. Default: 1.",
+    ),
+    "depth": ("int, optional", "Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``)."),
+    "missing": (
+        "{'zero', 'drop', 'error'}, default 'zero'",
+        "A query in the qrels that a system did not retrieve scores 0 and counts in the mean (``'zero'``, "
+        "trec_eval ``-c``), is left out (``'drop'``), or is an error.",
+    ),
+    "duplicates": (
+        "{'error', 'first'}, default 'error'",
+        "A (query, doc) pair retrieved twice is an error, or only its best-ranked row is kept.",
+    ),
+    "ties": (
+        "{'trec_eval', 'expected', 'optimistic', 'pessimistic'}, default 'trec_eval'",
+        "How items with equal scores are ordered: doc id descending (trec_eval), the exact expectation over "
+        "all orderings, or the bounds; see :mod:`rankviz.measures.dispatch`.",
+    ),
+    "order": (
+        "{'score', 'rank'}, optional",
+        "Rank by score (the default when there is one, as trec_eval does) or by the rank column.",
+    ),
+    "score_dtype": (
+        "{'float64', 'float32'}, default 'float64'",
+        "``'float32'`` rounds scores to 32-bit floats first, which reproduces trec_eval 9 and pytrec_eval.",
+    ),
+    "judged_only": (
+        "bool, default False",
+        "Drop every retrieved item without a judgement (not in the qrels, or judged with a negative grade) "
+        "before ranking, after the cut to ``depth`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).",
+    ),
+    "columns": (
+        "dict, optional",
+        "Column names by role when the defaults and aliases do not find them: ``{'query': 'qid', 'doc': "
+        "'docno', 'score': 'sim', 'relevance': 'label', 'system': 'run', 'retrieved': ..., 'relevant': ..., "
+        "'n_relevant': ...}``.",
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalOptions:
+    """The evaluation options of one call, validated (see :func:`with_eval_options` for their meaning)."""
+
+    rel: int | None = None
+    depth: int | None = None
+    missing: str = "zero"
+    duplicates: str = "error"
+    ties: str = "trec_eval"
+    order: str | None = None
+    score_dtype: str = "float64"
+    judged_only: bool = False
+    columns: Columns = Columns()
+
+    @classmethod
+    def resolve(cls, caller: str, **values) -> EvalOptions:
+        """Validate raw keyword values into an :class:`EvalOptions` (the one place options are checked)."""
+        rel = values.get("rel")
+        return cls(
+            rel=None if rel is None else check_int(rel, "rel", caller),
+            depth=check_cutoff(values.get("depth"), caller, name="depth"),
+            missing=check_choice(values.get("missing", "zero"), "missing", caller, ("zero", "drop", "error")),
+            duplicates=check_choice(values.get("duplicates", "error"), "duplicates", caller, ("error", "first")),
+            ties=check_choice(values.get("ties", "trec_eval"), "ties", caller, TIES),
+            order=check_choice(values.get("order"), "order", caller, ("score", "rank", None)),
+            score_dtype=check_choice(
+                values.get("score_dtype", "float64"), "score_dtype", caller, ("float64", "float32")
+            ),
+            judged_only=check_choice(values.get("judged_only", False), "judged_only", caller, (False, True)),
+            columns=Columns.of(values.get("columns"), caller),
+        )
+
+    def replace(self, **changes) -> EvalOptions:
+        return dataclasses.replace(self, **changes)
+
+    def as_keywords(self) -> dict:
+        """The options as keyword arguments of a public function (for handing them on)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["columns"] = {k: v for k, v in dataclasses.asdict(self.columns).items() if v is not None} or None
+        return out
+
+
+def option_names() -> tuple[str, ...]:
+    """The names of the evaluation options, in signature order."""
+    return tuple(f.name for f in dataclasses.fields(EvalOptions))
+
+
+_COLUMN_ROLES = tuple(f.name for f in dataclasses.fields(Columns))
+
+
+def _option_parameters() -> list[inspect.Parameter]:
+    defaults = EvalOptions()
+    out = []
+    for name in option_names():
+        default = None if name == "columns" else getattr(defaults, name)
+        out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default))
+    return out
+
+
+def _options_doc(exclude=()) -> str:
+    lines = ["", "    Evaluation options (keyword-only, the same for every evaluation call)", "    " + "-" * 68]
+    for name in (n for n in option_names() if n not in exclude):
+        kind, text = _DOCS[name]
+        lines.append(f"    {name} : {kind}")
+        lines.append(f"        {text}")
+    return "\n".join(lines) + "\n"
+
+
+def unknown_keyword(caller: str, key: str, known) -> UnknownOptionError:
+    if key == "per_query":
+        return UnknownOptionError(
+            f"{caller}() got an unexpected keyword argument 'per_query': it returns one mean per system. For one "
+            "value per query use rankviz.evaluate(run, ['RR@10', ...], qrels, per_query=True) (df.rank.evaluate)."
+        )
+    if key in _COLUMN_ROLES:
+        return UnknownOptionError(
+            f"{caller}() got an unexpected keyword argument {key!r}. Column names go in one mapping: "
+            f"columns={{{key!r}: 'your_column'}}."
+        )
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return UnknownOptionError(f"{caller}() got an unexpected keyword argument {key!r}.{hint}")
+
+
+def _column_hint(message: str) -> str:
+    """For "multiple values for argument 'query'": say that query= is a value and columns= names the column."""
+    for role in ("query", "system"):
+        if f"multiple values for argument '{role}'" in message:
+            return (
+                f". Here {role}= is the {role} itself (a value); to name the {role} column use "
+                f"columns={{{role!r}: 'your_column'}}"
+            )
+    return ""
+
+
+def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
+    """Give ``func`` the evaluation options as keyword-only parameters.
+
+    ``func`` declares a keyword-only parameter ``options`` (an :class:`EvalOptions`);
+    the wrapper's signature replaces it with one parameter per option, validates
+    them once, and calls ``func`` with the value. A ``**kwargs`` of ``func`` (the
+    matplotlib keywords of a plot) receives the other keywords. Unknown keywords raise
+    :class:`~rankviz.UnknownOptionError` (a ``TypeError``) with a did-you-mean hint;
+    old-style column keywords (``query='qid'``) point to ``columns=``. Options in
+    ``exclude`` are not offered (``tie_report`` computes every tie mode itself).
+    """
+    if func is None:
+        return functools.partial(with_eval_options, exclude=exclude)
+    own = inspect.signature(func)
+    params = [p for p in own.parameters.values() if p.name != "options"]
+    taken = {p.name for p in params}
+    extra = [p for p in _option_parameters() if p.name not in taken and p.name not in exclude]
+    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
+    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
+    option_keys = {p.name for p in extra}
+    caller = func.__name__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for key in kwargs:
+            if key not in signature.parameters and not var_keyword:
+                raise unknown_keyword(caller, key, signature.parameters)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnknownOptionError(f"{caller}(): {exc}{_column_hint(str(exc))}") from None
+        values = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in option_keys}
+        options = EvalOptions.resolve(caller, **values)
+        return func(*bound.args, **bound.kwargs, options=options)
+
+    wrapper.__signature__ = signature
+    if func.__doc__:
+        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(exclude)
+    return wrapper

@@ -1,0 +1,140 @@
+"""Reading the tables users hand to statistics, plots and widgets.
+
+Two kinds of table come back from users after evaluation: per-query tables (the
+output of ``rankviz.evaluate(..., per_query=True)``, or anything of that shape) and
+query texts. Both are resolved here, once, with the column roles of
+:mod:`rankviz._core.columns`, so that ``stats``, ``plots`` and ``widgets`` read them by
+the same rules and fail with the same messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import pandas as pd
+
+from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
+from .columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
+
+__all__ = ["PerQueryTable", "per_query_table", "query_texts"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PerQueryTable:
+    """A per-query table with its query-id column and (optional) system column resolved."""
+
+    frame: pd.DataFrame
+    query: str | None
+    system: str | None
+
+    @property
+    def id_columns(self) -> set:
+        return {c for c in (self.query, self.system) if c is not None}
+
+    def numeric_columns(self) -> list[str]:
+        """The measure columns: every numeric column that is not an id column."""
+        return [
+            c
+            for c in self.frame.columns
+            if c not in self.id_columns
+            and pd.api.types.is_numeric_dtype(self.frame[c])
+            and not pd.api.types.is_bool_dtype(self.frame[c])
+        ]
+
+
+def per_query_table(data, caller: str, *, require_query: bool = True) -> PerQueryTable:
+    """Resolve a per-query table: its query-id column and, if any, its system column.
+
+    A table indexed by system (as ``rankviz.summary`` returns) or by query id gets
+    that index back as a column. The caller's frame is not modified.
+
+    Raises
+    ------
+    InputError
+        When ``data`` is not a DataFrame or is empty.
+    ColumnError
+        When ``require_query`` and no query-id column is found.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(
+            f"{caller} works on a per-query table (the output of rankviz.evaluate(run, measures, qrels, "
+            f"per_query=True)). Got {type(data).__name__} instead."
+        )
+    frame = data
+    levels = [
+        n
+        for n in frame.index.names
+        if n is not None and n not in frame.columns and (n in ALIASES["system"] or n in ALIASES["query"])
+    ]
+    if levels:
+        frame = frame.reset_index(level=levels)
+    if len(frame) == 0:
+        raise InputError(f"{caller}: the per-query table is empty (0 rows).")
+    query = find_column(frame, "query", required=False, what="per-query table")
+    if require_query and query is None:
+        raise ColumnError(
+            f"{caller} needs a per-query table with a query id column ({columns_text(ALIASES['query'])}); its "
+            f"columns are {columns_text(frame.columns)}. Evaluate with rankviz.evaluate(run, measures, qrels, per_query=True)."
+        )
+    system = find_column(frame, "system", required=False, what="per-query table")
+    return PerQueryTable(frame, query, system)
+
+
+def query_texts(queries, caller: str) -> dict[str, str]:
+    """``{query id: text}`` from a DataFrame (a query id column or index and a text column), a Series or a dict.
+
+    ``None`` gives an empty dict. Missing texts become ``""``. Text columns are
+    looked for in the order ``text``, ``query_text``, ``question``, ``title``.
+    """
+    if queries is None:
+        return {}
+    if isinstance(queries, pd.Series):
+        return _one_text_each(queries.items(), caller)
+    if isinstance(queries, Mapping):
+        return _one_text_each(queries.items(), caller)
+    if not isinstance(queries, pd.DataFrame):
+        raise InputError(
+            f"{caller}: queries must be a DataFrame (query_id, text), a Series or a dict of query texts. "
+            f"Got {type(queries).__name__} instead."
+        )
+    query = find_column(queries, "query", required=False, what="queries")
+    text = next((c for c in TEXT_COLUMNS if c in queries.columns and c != query), None)
+    if query is not None:
+        ids = queries[query]
+    elif queries.index.name in ALIASES["query"]:
+        ids = queries.index.to_series()
+    else:
+        ids = None
+    if ids is None or text is None:
+        raise ColumnError(
+            f"{caller}: queries must be a DataFrame with a query id column ('query_id', 'qid' or 'query') and a "
+            f"text column ('text', 'query_text', 'question' or 'title'), as rankviz.read_topics returns; its "
+            f"columns are {columns_text(queries.columns)}."
+        )
+    return _one_text_each(zip(ids.tolist(), queries[text].tolist()), caller)
+
+
+def _one_text_each(pairs, caller: str) -> dict[str, str]:
+    """{id: text}, the first text of an id kept; an id given two different texts is said, not silently overwritten."""
+    out: dict[str, str] = {}
+    clash = None
+    for q, t in pairs:
+        q, t = str(q), _text(t)
+        if q in out:
+            if out[q] != t and clash is None:
+                clash = (q, out[q], t)
+            continue
+        out[q] = t
+    if clash is not None:
+        q, first, second = clash
+        warn(
+            f"{caller}: query {q!r} has two different texts ({first[:40]!r} and {second[:40]!r}); the first is shown. "
+            "Drop the repeated ids from the queries (e.g. queries.drop_duplicates('query_id')) to choose.",
+            DuplicateTextWarning,
+        )
+    return out
+
+
+def _text(value) -> str:
+    return "" if value is None or (isinstance(value, float) and value != value) or value is pd.NA else str(value)

@@ -1,0 +1,237 @@
+"""trec_eval's output: its measure sets, its order of lines and its number formats.
+
+``rankviz eval`` prints through :func:`trec_eval_lines`, so that ``rankviz eval -q -m
+all_trec QRELS RUN`` gives trec_eval 10's lines: the same names, the same order (the
+order of trec_eval's measure table, not the order the measures were asked in, for
+``all_trec``; queries sorted by id as strings), counts as integers and every other value as
+``%6.4f``, the "all" line aggregated as each family declares (mean, trec_eval's
+geometric mean, or sum). Measures trec_eval does not define come last, in the order
+given, under their canonical names.
+
+Examples
+--------
+>>> names = expand_trec_names(["all_trec"])[0]
+>>> names[:6], len(names)
+(['num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map'], 98)
+>>> expand_trec_names(["P.5,10", "relstring.20", "nDCG@10"])
+(['P.5', 'P.10', 'nDCG@10'], 20)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .._core.options import EvalOptions
+from ..evaluation import evaluate
+from ..evaluation.pipeline import judge_run, kept_cells, read_judgements, with_rel
+from ..measures import Measure, parse_measures
+from ..measures.relstring import relstrings
+
+__all__ = ["ALL_TREC", "TREC_ORDER", "expand_trec_names", "ordered", "trec_eval_lines"]
+
+_CUTS = ["5", "10", "15", "20", "30", "100", "200", "500", "1000"]
+_LEVELS = [f"{x / 10:.2f}" for x in range(11)]
+_MULTS = [f"{x / 10:.2f}" for x in range(2, 21, 2)]
+
+#: trec_eval 10's ``-m all_trec`` (its ``trec_names``), with its default parameters, in its table's order
+ALL_TREC = (
+    ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
+    + [f"iprec_at_recall_{x}" for x in _LEVELS]
+    + [f"P_{k}" for k in _CUTS]
+    + [f"recall_{k}" for k in _CUTS]
+    + ["infAP", "gm_bpref"]
+    + [f"Rprec_mult_{x}" for x in _MULTS]
+    + ["utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg"]
+    + [f"ndcg_cut_{k}" for k in _CUTS]
+    + [f"map_cut_{k}" for k in _CUTS]
+    + [f"relative_P_{k}" for k in _CUTS]
+    + ["success_1", "success_5", "success_10"]
+    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid"]
+    + ["unj_5", "unj_10", "unj_20"]
+)
+
+#: the order of trec_eval's measure table (measures.c); a measure is placed by its trec_eval name without cutoff
+TREC_ORDER = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "rbp",
+    "rbp_resid",
+    "unj",
+)
+
+_LIST = re.compile(r"^(?P<base>[A-Za-z_0-9]+)\.(?P<values>[0-9.]+(?:,[0-9.]+)+)$")
+_RELSTRING = re.compile(r"^relstring(?:[._](?P<n>\d+))?$")
+
+
+def expand_trec_names(names) -> tuple[list[str], int | None]:
+    """trec_eval's ``-m`` values as measure names, and the length of ``relstring`` (None when not asked).
+
+    ``all_trec`` is trec_eval's full set, ``P.5,10`` a list of cutoffs, ``relstring.20``
+    the first 20 grades (``relstring`` alone: 10); other names pass through.
+    """
+    out, relstring = [], None
+    for name in names:
+        text = name.strip()
+        if text == "all_trec":
+            out.extend(ALL_TREC)
+            relstring = 10 if relstring is None else relstring
+            continue
+        match = _RELSTRING.match(text)
+        if match:
+            relstring = int(match.group("n") or 10)
+            continue
+        match = _LIST.match(text)
+        if match:
+            out.extend(f"{match.group('base')}.{v}" for v in match.group("values").split(","))
+            continue
+        out.append(text)
+    return out, relstring
+
+
+def _global_rel(m: Measure, rel: int | None) -> Measure:
+    """``m`` named as trec_eval names it when ``-l rel`` applies to every measure: without its rel."""
+    if rel is None or "rel" not in m.declaration.params or m.rel != rel:
+        return m
+    return Measure(m.family, m.cutoff, params={**dict(m.params), "rel": m.declaration.params["rel"].default})
+
+
+def _base(m: Measure) -> str | None:
+    family = m.declaration
+    if not m.is_default:
+        return None
+    return family.trec_name if m.cutoff is None else family.trec_cut_prefix
+
+
+def ordered(measures: list[Measure], rel: int | None = None) -> list[Measure]:
+    """``measures`` in trec_eval's table order (cutoffs ascending); the ones trec_eval lacks last, as given.
+
+    ``rel`` is the call's relevance threshold (trec_eval ``-l``), which every measure shares.
+    """
+    rank = {name: i for i, name in enumerate(TREC_ORDER)}
+
+    def key(item):
+        position, m = item
+        base = _base(_global_rel(m, rel))
+        if base in rank:
+            return (0, rank[base], m.cutoff or 0, position)
+        return (1, 0, 0, position)
+
+    return [m for _, m in sorted(enumerate(measures), key=key)]
+
+
+def _number(m: Measure, value: float) -> str:
+    return str(int(round(value))) if m.aggregate == "sum" else f"{value:6.4f}"
+
+
+def _summary(m: Measure, values: list[float]) -> float:
+    """The "all" value as trec_eval accumulates it: a running sum in query order, then the mean, geometric mean or sum."""
+    total = 0.0
+    for v in values:
+        total += math.log(max(v, 1e-5)) if m.aggregate == "gmean" else v
+    if m.aggregate == "sum":
+        return total
+    return math.exp(total / len(values)) if m.aggregate == "gmean" else total / len(values)
+
+
+def _relstring_column(run, qrels, options: EvalOptions, n: int, queries) -> dict:
+    j = judge_run(run, qrels, options, rel_min=-np.inf, caller="eval")
+    keep = kept_cells(j, options.missing, "eval")
+    strings = relstrings(j, n)
+    return {q: s for q, s, k in zip(j.queries.tolist(), strings, keep) if k and q in queries}
+
+
+def _relstring_slot(measures: list[Measure], rel: int | None) -> int:
+    """Where trec_eval prints relstring among ``measures`` (in its table order): before the first measure after it."""
+    rank = {name: i for i, name in enumerate(TREC_ORDER)}
+    for i, m in enumerate(measures):
+        if rank.get(_base(_global_rel(m, rel)), len(rank)) > rank["relstring"]:
+            return i
+    return len(measures)
+
+
+def _per_query_lines(table, measures: list[Measure], queries, strings: dict | None, name: str, rel) -> list[str]:
+    columns = [table[m.name].to_numpy() for m in measures]
+    slot = _relstring_slot(measures, rel) if strings is not None else -1
+    lines = []
+    for row, qid in enumerate(queries):
+        for i, m in enumerate(measures + [None]):
+            if i == slot:
+                lines.append(f"{name:<22}\t{qid}\t'{strings.get(qid, '')}'")
+            if m is not None and m.declaration.trec_per_query:
+                lines.append(f"{_global_rel(m, rel).trec_name:<22}\t{qid}\t{_number(m, columns[i][row])}")
+    return lines
+
+
+def trec_eval_lines(
+    run,
+    qrels,
+    measures,
+    *,
+    run_id: str,
+    per_query: bool,
+    relstring: int | None,
+    options: EvalOptions,
+    trec_order: bool = True,
+    evaluate_with=None,
+):
+    """trec_eval's output lines for a run of one system (see the module docstring).
+
+    ``relstring`` is the number of grades of trec_eval's per-query ``relstring`` line,
+    or None for none. ``trec_order=False`` keeps the measures in the order given
+    (``rankviz eval -m nDCG@10 AP``) instead of trec_eval's table order.
+    ``evaluate_with`` replaces :func:`rankviz.evaluation.evaluate` (``rankviz eval --dask``
+    passes :func:`rankviz.dask.evaluate`); it takes and returns what ``evaluate`` does.
+    """
+    measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
+    if trec_order:
+        measures = ordered(measures, options.rel)
+    qrels = read_judgements(qrels)
+    table = (evaluate_with or evaluate)(run, measures, qrels, per_query=True, **options.as_keywords())
+    table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")
+    queries = table["query_id"].astype(str).tolist()
+    lines = []
+    if per_query:
+        strings = _relstring_column(run, qrels, options, relstring, set(queries)) if relstring is not None else None
+        name = "relstring" if relstring in (None, 10) else f"relstring_{relstring}"
+        lines = _per_query_lines(table, measures, queries, strings, name, options.rel)
+    lines.append(f"{'runid':<22}\tall\t{run_id}")
+    lines.append(f"{'num_q':<22}\tall\t{len(queries)}")
+    for m in measures:
+        lines.append(
+            f"{_global_rel(m, options.rel).trec_name:<22}\tall\t{_number(m, _summary(m, table[m.name].tolist()))}"
+        )
+    return lines

@@ -1,0 +1,40 @@
+"""The evaluation every entry point shares: the pipeline, the public evaluation functions, summaries, ties.
+
+``pipeline`` reads judgements, judges a run and applies the missing-query policy; ``api`` holds the public
+functions (``evaluate``, ``mrr``, ...); ``run_summary`` the zero-share summary; ``tie_effects`` how far tied
+scores can move each measure.
+"""
+
+from .api import (
+    bootstrap,
+    compare,
+    evaluate,
+    first_relevant_rank,
+    hit_rate,
+    mean_average_precision,
+    mrr,
+    ndcg,
+    precision,
+    r_precision,
+    ranked_list,
+    recall,
+    summary,
+    table,
+)
+
+__all__ = [
+    "evaluate",
+    "mrr",
+    "ndcg",
+    "mean_average_precision",
+    "recall",
+    "precision",
+    "hit_rate",
+    "r_precision",
+    "first_relevant_rank",
+    "summary",
+    "ranked_list",
+    "bootstrap",
+    "compare",
+    "table",
+]

@@ -1,0 +1,487 @@
+"""Per-query and aggregate evaluation tables: the library's entry points.
+
+The ``df.rank`` accessor only delegates to these functions. They accept any of the
+three input shapes (see :mod:`rankviz._core.input_shapes`), never modify their inputs, and
+take the same keyword-only evaluation options (``rel``, ``depth``, ``missing``,
+``duplicates``, ``ties``, ``order``, ``score_dtype``, ``columns``), validated once
+into an :class:`~rankviz._core.options.EvalOptions` at the boundary. ``docs/architecture.md``
+follows one call from ``df.rank.mrr`` down to its kernel.
+
+What they return, whatever the input
+------------------------------------
+- ``mrr``, ``ndcg``, ``mean_average_precision``, ``recall``, ``precision``,
+  ``hit_rate``, ``r_precision``: a float Series indexed by ``system``, named by the
+  measure (a run without a system column is the one system ``"run"``); take one
+  value with ``.item()`` or ``["run"]``.
+- ``evaluate``: a DataFrame, one float column per measure named by its canonical
+  name (``RR@10``, ``RR(rel=2)@10``), with ``system`` (when the run has several)
+  and ``query_id`` (``per_query=True``) columns.
+- ``first_relevant_rank``: a nullable-integer Series per query.
+- ``summary``: a DataFrame indexed by ``system``.
+- ``bootstrap``: a :class:`~rankviz.stats.BootstrapResults`;
+  ``compare``: a :class:`~rankviz.stats.Comparison`;
+  ``table``: a :class:`~rankviz.multiple.SignificanceTable`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from .._core.checks import check_choice, check_cutoff
+from .._core.input_shapes import run_arrays
+from .._core.long_run import MISSING_DOC
+from .._core.options import EvalOptions, with_eval_options
+from .._errors import InputError
+from ..measures import Measure, aggregate, parse_measures
+from ..measures import dispatch as kernels
+from ..stats import many_systems as multiple
+from .pipeline import (
+    aggregate_per_system,
+    evaluated_cells,
+    index_frame,
+    judge_run,
+    kept_cells,
+    metadata,
+    read_judgements,
+    read_run_input,
+    runs_from_frames,
+    system_cells,
+    system_names,
+    with_rel,
+)
+from .run_summary import summary
+
+__all__ = [
+    "evaluate",
+    "mrr",
+    "ndcg",
+    "mean_average_precision",
+    "recall",
+    "precision",
+    "hit_rate",
+    "r_precision",
+    "first_relevant_rank",
+    "summary",
+    "ranked_list",
+    "bootstrap",
+    "compare",
+    "table",
+]
+
+
+def _measures(measures, options: EvalOptions) -> list[Measure]:
+    return with_rel(parse_measures(measures), options.rel)
+
+
+@with_eval_options
+def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: EvalOptions) -> pd.DataFrame:
+    """Evaluate a run on several measures at once.
+
+    Parameters
+    ----------
+    run : DataFrame or dict
+        Any of the three input shapes (long run, per-query lists, relevance vectors).
+    measures : str, Measure or list of them
+        ir_measures-style names: ``"RR@10"``, ``"nDCG@10"``, ``"AP"``, ``"R@100"``,
+        ``"P@5"``, ``"Success@10"``, ``"Rprec"``, ``"RR(rel=2)@10"``,
+        ``"nDCG(gain='exp')@10"``; trec_eval names (``"ndcg_cut_10"``) too.
+    qrels : DataFrame, path or dict, optional
+        Judgements: a long frame (query id, doc id, relevance), a TREC qrels file or
+        ``{query_id: {doc_id: grade}}``. Without qrels the run's own relevance column
+        (or the per-query lists/vectors) are the judgements.
+    per_query : bool, default False
+        One row per system x query instead of one per system.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system`` (when the run has several systems), ``query_id`` (when
+        ``per_query``) and one float column per measure, named by its canonical name
+        (with ``rel=2``, ``RR@10`` becomes ``RR(rel=2)@10``).
+        ``DataFrame.attrs["rankviz"]`` records the queries missing from the run,
+        the run's queries without judgements, and whether the judgements were
+        closed-world.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [2.0, 1.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> rankviz.evaluate(run, ["RR@10", "P@1"], qrels)
+       RR@10  P@1
+    0   0.75  0.5
+    >>> rankviz.evaluate(run, ["RR@10", "P@1"], qrels, rel=2)
+       RR(rel=2)@10  P(rel=2)@1
+    0           0.5         0.5
+    """
+    measures = _measures(measures, options)
+    j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
+    table = index_frame(j)
+    for name, column in values.items():
+        table[name] = column
+    table = table[keep].reset_index(drop=True)
+    meta = metadata(j, measures, options)
+    if per_query:
+        table.attrs["rankviz"] = meta
+        return table
+    result = aggregate_per_system(table, measures, j.systems)
+    result.attrs["rankviz"] = meta
+    return result
+
+
+def _system_means(j, keep: np.ndarray, values: np.ndarray, measure: Measure) -> pd.Series:
+    """One measure aggregated per system over the kept cells, as its family declares (NaN for a system with none)."""
+    means = [aggregate(values[cells], measure.aggregate) for _, cells in system_cells(j, keep)]
+    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
+
+
+def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> pd.Series:
+    """One measure's mean per system (see the module docstring for the return type)."""
+    (measure,) = with_rel([measure], options.rel)
+    j, keep, values = evaluated_cells(run, [measure], qrels, options, caller)
+    return _system_means(j, keep, values[measure.name], measure)
+
+
+@with_eval_options
+def mrr(run, k: int | None = None, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
+
+    Returns
+    -------
+    Series
+        One float per system, indexed by ``system`` (``"run"`` for a run without a
+        system column) and named by the measure (``"RR@10"``).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"query": ["a", "b", "c", "d"],
+    ...                       "relevance": [[True], [False, False, True], [False, True], [False]]})
+    >>> round(rankviz.mrr(table).item(), 4)
+    0.4583
+    """
+    return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr")
+
+
+@with_eval_options
+def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", options: EvalOptions) -> pd.Series:
+    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), a Series per system.
+
+    ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
+    The ideal DCG comes from all judged grades of the query in the qrels.
+    """
+    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
+    measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
+    return _single(run, measure, qrels, options, "ndcg")
+
+
+@with_eval_options
+def mean_average_precision(run, k: int | None = None, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), a Series per system.
+
+    The denominator is R, the number of relevant items in the qrels.
+    """
+    return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map")
+
+
+@with_eval_options
+def recall(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items in the qrels."""
+    return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
+
+
+@with_eval_options
+def precision(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``."""
+    measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
+    return _single(run, measure, qrels, options, "precision")
+
+
+@with_eval_options
+def hit_rate(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Share of queries with a relevant item in the top ``k`` (``Success@k``), a Series per system."""
+    measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
+    return _single(run, measure, qrels, options, "hit_rate")
+
+
+@with_eval_options
+def r_precision(run, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Mean R-precision (``Rprec``): relevant items in the top R divided by R, a Series per system."""
+    return _single(run, Measure("Rprec"), qrels, options, "r_precision")
+
+
+@with_eval_options
+def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
+    """Rank of the first relevant item per query (trec_eval order), missing where none was retrieved.
+
+    Returns
+    -------
+    Series
+        Nullable ``Int64`` values indexed by ``query_id`` (by ``system`` and
+        ``query_id`` when the run has several systems), named ``first_relevant_rank``.
+        Queries in the qrels that the run did not retrieve are included (as missing)
+        unless ``missing='drop'``.
+    """
+    rel = 1 if options.rel is None else options.rel
+    j = judge_run(run, qrels, options, rel_min=rel, caller="first_relevant_rank")
+    keep = kept_cells(j, options.missing, "first_relevant_rank")
+    ranks = kernels.first_relevant_rank(j, rel)
+    index = index_frame(j)[keep]
+    values = pd.array(np.where(np.isnan(ranks), 0, ranks).astype(np.int64), dtype="Int64")
+    values[np.isnan(ranks)] = pd.NA
+    series = pd.Series(values[keep], name="first_relevant_rank")
+    series.index = (
+        pd.MultiIndex.from_frame(index) if j.systems is not None else pd.Index(index["query_id"], name="query_id")
+    )
+    return series
+
+
+# ----------------------------------------------------------------------------- statistics of runs
+
+
+@with_eval_options
+def bootstrap(
+    run,
+    measures,
+    qrels=None,
+    *,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    method: str = "bca",
+    rng=None,
+    batch: int | None = None,
+    options: EvalOptions,
+) -> stats.BootstrapResults:
+    """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
+
+    The statistics options are those of :func:`rankviz.stats.bootstrap`; the result is
+    always a :class:`~rankviz.stats.BootstrapResults` (index it by system and
+    measure, ``.to_frame()`` for a tidy table).
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> from rankviz.datasets import load_example
+    >>> run, qrels, _ = load_example()
+    >>> res = rankviz.bootstrap(run[run.system == "bm25"].drop(columns="system"), "RR@10", qrels, rng=0)
+    >>> round(res["run", "RR@10"].estimate, 4)
+    0.5557
+    """
+    table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
+    names = [m.name for m in _measures(measures, options)]
+    return stats.bootstrap(
+        table, names, n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng, batch=batch
+    )
+
+
+def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str = "compare") -> pd.DataFrame:
+    """One per-query table of several systems: a run with a system column, or ``{name: run}``."""
+    if not isinstance(runs, dict):
+        return evaluate(runs, measures, qrels, per_query=True, **options.as_keywords())
+    if not runs:
+        raise InputError(f"{caller}: the dict of runs is empty.")
+    tables = []
+    for name, frame in runs.items():
+        one = runs_from_frames({name: frame}, caller) if isinstance(frame, pd.DataFrame) else frame
+        part = evaluate(one, measures, qrels, per_query=True, **options.as_keywords())
+        if "system" in part.columns:
+            part = part.drop(columns="system")
+        part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
+        tables.append(part)
+    return pd.concat(tables, ignore_index=True)
+
+
+@with_eval_options
+def compare(
+    runs,
+    baseline: str,
+    measures,
+    qrels=None,
+    *,
+    test: str = "randomization",
+    correction: str | None = "holm",
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    method: str = "t",
+    rng=None,
+    batch: int | None = None,
+    options: EvalOptions,
+) -> stats.Comparison:
+    """Evaluate several systems per query and compare each with a baseline (paired by query id).
+
+    Parameters
+    ----------
+    runs : DataFrame or dict of DataFrames
+        A run with a ``system`` column, or ``{system name: run frame}``.
+    baseline : str
+        The system the others are compared with.
+    measures : str or list
+    qrels : DataFrame, path or dict, optional
+    test, correction, n_resamples, confidence_level, method, rng, batch
+        See :func:`rankviz.stats.compare`.
+
+    Returns
+    -------
+    Comparison
+        See :func:`rankviz.stats.compare`.
+    """
+    table = _per_query_of_runs(runs, measures, qrels, options)
+    names = [m.name for m in _measures(measures, options)]
+    return stats.compare(
+        table,
+        baseline=baseline,
+        measures=names,
+        test=test,
+        correction=correction,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        batch=batch,
+    )
+
+
+@with_eval_options
+def table(
+    runs,
+    measures,
+    qrels=None,
+    *,
+    test: str = "tukey",
+    correction: str | None = "auto",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence_level: float | None = 0.95,
+    method: str = "bca",
+    rng=None,
+    batch: int | None = None,
+    options: EvalOptions,
+) -> multiple.SignificanceTable:
+    """Evaluate several systems per query: the table of means with the systems each one significantly beats.
+
+    Parameters
+    ----------
+    runs : DataFrame or dict of DataFrames
+        A run with a ``system`` column, or ``{system name: run frame}``.
+    measures : str or list
+    qrels : DataFrame, path or dict, optional
+    test, correction, alpha, n_resamples, confidence_level, method, rng, batch
+        See :func:`rankviz.multiple.significance_table` (default: the randomized
+        Tukey HSD over all systems, paired by query).
+
+    Returns
+    -------
+    SignificanceTable
+        ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view.
+    """
+    per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
+    return multiple.significance_table(
+        per_query,
+        [m.name for m in _measures(measures, options)],
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        batch=batch,
+    )
+
+
+# ----------------------------------------------------------------------------- one ranked list
+
+
+@with_eval_options
+def ranked_list(run, query, qrels=None, *, system=None, documents=None, options: EvalOptions) -> pd.DataFrame:
+    """One query's ranked list in trec_eval order, joined with its judgements.
+
+    Parameters
+    ----------
+    run : DataFrame or dict
+        Any input shape.
+    query : str
+        The query id (a value; the query-id *column* is named with ``columns={'query': ...}``).
+    qrels : DataFrame, path or dict, optional
+    system : str, optional
+        Which system, when the run has several (required then).
+    documents : DataFrame, optional
+        ``doc_id`` and ``text`` (and optionally ``title``) columns; adds them to the list.
+
+    Returns
+    -------
+    DataFrame
+        ``rank`` (1-based), ``doc_id``, ``score`` (when ranked by score), ``relevance``
+        (nullable Int64, missing = unjudged), ``relevant`` (bool: grade >= ``rel``),
+        plus document columns.
+    """
+    rel = 1 if options.rel is None else options.rel
+    arrays, judged = run_arrays(
+        read_run_input(run),
+        read_judgements(qrels),
+        caller="ranked_list",
+        columns=options.columns,
+        order=options.order,
+        score_dtype=options.score_dtype,
+    )
+    rows = _rows_of(arrays, str(query), system)
+    docs = np.asarray(arrays.docs.take(rows).to_pylist(), dtype=object) if len(rows) else np.zeros(0, dtype=object)
+    key = arrays.key[rows]
+    order = sorted(range(len(rows)), key=lambda i: (-key[i], _Descending(docs[i])))
+    docs, key = docs[order], key[order]
+    if judged is not None:
+        own = judged.query_ids == str(query)
+        grades = dict(zip(judged.doc_ids[own].tolist(), judged.grades[own].tolist()))
+        relevance = [grades.get(d) for d in docs]
+    else:
+        relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
+    if options.judged_only:  # trec_eval -J: the unjudged items leave the list, the others close ranks
+        kept = [i for i, grade in enumerate(relevance) if grade is not None and grade >= 0]
+        docs, key, relevance = docs[kept], key[kept], [relevance[i] for i in kept]
+    shown = [None if d.startswith(MISSING_DOC) else d for d in docs.tolist()]  # an empty slot of a retrieved list
+    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(shown, dtype="str")})
+    if arrays.ordered_by == "score":
+        table["score"] = key
+    table["relevance"] = pd.array(relevance, dtype="Int64")
+    table["relevant"] = (table["relevance"].fillna(-(10**9)) >= rel).to_numpy(dtype=bool)
+    if documents is not None:
+        docs_frame = documents.drop_duplicates("doc_id").assign(doc_id=lambda d: d["doc_id"].astype("str"))
+        table = table.merge(docs_frame, on="doc_id", how="left")
+    return table
+
+
+def _rows_of(arrays, query: str, system) -> np.ndarray:
+    """Row positions of one query (of one system) in the run arrays."""
+    codes = np.flatnonzero(arrays.q_values == query)
+    mask = arrays.q_codes == codes[0] if len(codes) else np.zeros(len(arrays.q_codes), dtype=bool)
+    if arrays.systems is not None:
+        if system is None:
+            raise InputError(
+                f"ranked_list: the run holds {len(arrays.systems)} systems; choose one with system=, "
+                f"e.g. system={arrays.systems[0]!r}."
+            )
+        if str(system) not in arrays.systems:
+            raise InputError(
+                f"ranked_list: unknown system {system!r}; the run has {', '.join(map(repr, arrays.systems))}."
+            )
+        if arrays.sys_codes is not None:  # None: one system, every row
+            mask &= arrays.sys_codes == arrays.systems.index(str(system))
+    return np.flatnonzero(mask)
+
+
+class _Descending:
+    """Sort key that orders strings descending (trec_eval's doc-id tie-break)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def __lt__(self, other: _Descending) -> bool:
+        return self.value > other.value
+
+    def __eq__(self, other) -> bool:
+        return self.value == other.value

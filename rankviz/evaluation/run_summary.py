@@ -1,0 +1,155 @@
+"""The analyst's summary table of a run: MRR with the zero problem, hit rate, recall, nDCG, first-hit ranks.
+
+:func:`summary` is one of the public evaluation functions (``rankviz.summary``,
+``df.rank.summary``); it lives here so that :mod:`rankviz.evaluation` stays readable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from .._core.checks import check_cutoff
+from .._core.options import EvalOptions, with_eval_options
+from .._errors import TiesWarning, warn
+from ..measures import Measure
+from ..measures import dispatch as kernels
+from .pipeline import evaluated_cells, index_frame, metadata, system_cells, system_names, with_rel
+from .tie_effects import tie_spread
+
+__all__ = ["summary"]
+
+
+def _summary_intervals(j, keep, rr: Measure, values, confidence_level, n_resamples, rng) -> dict:
+    """{system: BootstrapResult of RR@k} (with its zero-share and non-zero intervals), or {} without a level."""
+    if confidence_level is None:
+        return {}
+    table = index_frame(j)
+    table[rr.name] = values
+    results = stats.bootstrap(
+        table[keep].reset_index(drop=True), rr.name, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng
+    )
+    return {r.system: r for r in results}
+
+
+def _interval_columns(name: str, estimate: float, interval) -> dict:
+    return {name: estimate, f"{name}_ci_low": interval.low, f"{name}_ci_high": interval.high}
+
+
+def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) -> dict:
+    rr_measure = measures[0]
+    rr = values[rr_measure.name][cells]
+    nonzero = rr[rr > 0]
+    row = {
+        rr_measure.name: rr.mean() if len(rr) else np.nan,
+        "zero_share": float(np.mean(rr == 0)) if len(rr) else np.nan,
+        "nonzero_mean": nonzero.mean() if len(nonzero) else np.nan,
+    }
+    if result is not None:
+        row = {
+            **_interval_columns(rr_measure.name, row[rr_measure.name], result.confidence_interval),
+            **_interval_columns("zero_share", row["zero_share"], result.zero_share_interval),
+            **_interval_columns("nonzero_mean", row["nonzero_mean"], result.nonzero_interval),
+        }
+    judged = measures[-1]  # next to the zero share: was the top k even judged?
+    row = {
+        **{k: v for k, v in row.items() if not k.startswith("nonzero_mean")},
+        judged.name: np.nan,
+        **{k: v for k, v in row.items() if k.startswith("nonzero_mean")},
+    }
+    for m in measures[1:]:
+        row[m.name] = values[m.name][cells].mean() if len(cells) else np.nan
+    found = first[cells][~np.isnan(first[cells])]
+    row["mean_first_relevant_rank"] = found.mean() if len(found) else np.nan
+    row["median_first_relevant_rank"] = float(np.median(found)) if len(found) else np.nan
+    return row
+
+
+@with_eval_options
+def summary(
+    run,
+    k: int = 10,
+    qrels=None,
+    *,
+    confidence_level: float | None = 0.95,
+    n_resamples: int = 10_000,
+    rng=None,
+    options: EvalOptions,
+) -> pd.DataFrame:
+    """The table a careful analyst reports for a run, one row per system.
+
+    Columns (with ``rel=2`` the measure names carry it: ``RR(rel=2)@10``):
+
+    - ``RR@k`` (its mean is the MRR), ``zero_share`` (the share of queries with
+      ``RR@k = 0``), ``Judged@k`` (the mean share of the top ``k`` that has a
+      judgement: a zero over unjudged items may be an unjudged good answer) and
+      ``nonzero_mean`` (MRR over the queries with ``RR@k > 0``), so that
+      ``MRR = (1 - zero_share) x nonzero_mean``;
+    - ``Success@k``, ``R@k``, ``nDCG@k``;
+    - ``mean_first_relevant_rank``, ``median_first_relevant_rank`` (over the
+      queries where one was retrieved, at any depth);
+    - ``n_queries`` (evaluated), ``n_missing_from_run`` (judged but not retrieved),
+      ``n_unjudged_in_run`` (retrieved without judgements).
+
+    Every column is numeric, so ``summary(...).T.round(4)`` rounds. Whether the
+    judgements came from qrels or from the rows given (closed world) is recorded in
+    ``table.attrs["rankviz"]["closed_world"]``.
+
+    With ``confidence_level`` (default 0.95) the zero problem gets its intervals:
+    ``<name>_ci_low``/``<name>_ci_high`` columns for ``RR@k`` (bootstrap, BCa), for
+    ``zero_share`` (Wilson) and for ``nonzero_mean`` (bootstrap of the ratio,
+    recomputed in every resample). ``confidence_level=None`` leaves them out.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> seed = pd.DataFrame({"query": ["reset password", "opening hours", "ship to Canada", "refund", "contact"],
+    ...     "relevance": [[False, True, False, True], [True, True, False, False], [False, False, False, True],
+    ...                   [False, False, False, False], [True, False, False, False]]})
+    >>> s = rankviz.summary(seed, k=10, confidence_level=None)
+    >>> s[["RR@10", "zero_share", "nonzero_mean"]].round(4)
+            RR@10  zero_share  nonzero_mean
+    system
+    run      0.55         0.2        0.6875
+    """
+    k = check_cutoff(k, "summary", allow_none=False)
+    measures = with_rel(
+        [Measure("RR", cutoff=k), Measure("Success", cutoff=k), Measure("R", cutoff=k), Measure("nDCG", cutoff=k)],
+        options.rel,
+    ) + [Measure("Judged", cutoff=k)]
+    # attrs["rankviz"]["closed_world"] says whether the judgements were closed-world; no warning on top of it.
+    j, keep, values = evaluated_cells(run, measures, qrels, options, "summary", closed_world_warning=False)
+    first = kernels.first_relevant_rank(j, measures[0].rel)
+    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], confidence_level, n_resamples, rng)
+    rows = []
+    for s, (name, cells) in enumerate(system_cells(j, keep)):
+        row = _summary_row(j, cells, values, first, measures, intervals.get(name))
+        row["n_queries"] = len(cells)
+        row["n_missing_from_run"] = int((~j.present[s * j.n_queries : (s + 1) * j.n_queries]).sum())
+        row["n_unjudged_in_run"] = len(j.unjudged.get(None if j.systems is None else name, ()))
+        rows.append(row)
+    table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
+    table.attrs["rankviz"] = metadata(j, measures, options)
+    if options.ties == "trec_eval":
+        _warn_if_ties_matter(j, measures[:-1], keep)
+    return table
+
+
+def _warn_if_ties_matter(j, measures, keep) -> None:
+    """Warn when the order of tied scores can move a reported mean beyond its 4th decimal."""
+    spread = tie_spread(j, measures)
+    worst = []
+    for name, cells in system_cells(j, keep):
+        for measure, values in spread.items():
+            moved = float(values[cells].mean()) if len(cells) else 0.0
+            if moved > 0.00005:
+                worst.append((moved, name, measure, int((values[cells] > 0).sum())))
+    if worst:
+        moved, name, measure, queries = max(worst)
+        others = f" (and {len(worst) - 1} more system/measure pairs)" if len(worst) > 1 else ""
+        warn(
+            f"summary: score ties can move {measure} of {name!r} by up to {moved:.4f} (pessimistic to optimistic "
+            f"order of tied items, {queries} queries affected){others}. See df.rank.ties(...) or pass ties='expected'.",
+            TiesWarning,
+        )

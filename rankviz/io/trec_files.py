@@ -1,0 +1,303 @@
+"""Reading TREC run and qrels files (plain or compressed) and run parquet files.
+
+TREC files are read the way trec_eval 10 reads them (the details, and where rankviz
+departs from trec_eval to refuse what it would misread, are in
+:mod:`rankviz.io.validating_reader`): fields separated by spaces, tabs or a CRLF line end;
+blank lines and lines starting with ``#`` skipped (the comments with one warning);
+gzip, bzip2 and xz files read transparently, by their magic bytes.
+
+* runs: ``query_id iteration doc_id rank score tag`` -- six fields; fields after the
+  sixth are ignored (trec_eval ignores them too); the iteration field is dropped.
+* qrels: ``query_id iteration doc_id relevance`` -- four fields; the relevance must
+  be an integer (trec_eval would silently truncate ``1.7`` to 1; rankviz refuses).
+
+Ids are always returned as strings (pandas' ``str`` dtype): ``"01"`` and ``"1"``
+are different documents, as they are to trec_eval.
+
+Two readers give the same frames: a fast one (:mod:`rankviz.io.fast_reader`, pyarrow's
+CSV parser in blocks) for files written the usual way, and the validating one
+(:mod:`rankviz.io.validating_reader`) for every other file and for any file in which the fast
+one finds a problem, so errors always name the file, the line and what was expected.
+A run saved with ``write_run(..., format="parquet")`` is read back by
+:func:`read_run` (recognised by its magic bytes); topic files are read by
+:mod:`rankviz.io.topics`.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from .._errors import InputError
+from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
+from .run_frame import (
+    RunParts,
+    is_parquet,
+    parts_from_fields,
+    parts_from_parsed,
+    read_parquet_run,
+    run_frame,
+    string_series,
+)
+from .topics import read_topics
+from .validating_reader import decimals, display_name, integers, read_text, split_fields
+
+__all__ = [
+    "read_run",
+    "read_runs",
+    "read_qrels",
+    "read_topics",
+]
+
+_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
+_QRELS_FIELDS = "query_id iteration doc_id relevance"
+
+
+def _strings(values) -> pd.Series:
+    return pd.Series(values, dtype="str")
+
+
+def _run_parts(path, system: str | None, comments: bool) -> RunParts:
+    """One run file's columns: parquet, or TREC text through the fast reader, else the validating one."""
+    name = display_name(path)
+    if is_parquet(path):
+        return read_parquet_run(name, path, system)
+    parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
+    if parts is not None:
+        return parts
+    name, text = read_text(path)
+    fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
+    score = decimals(fields, 4, "score (5th)")
+    rank = integers(fields, 3, "rank (4th)")
+    fields.warn_skipped()
+    return parts_from_fields(name, fields.columns[0], fields.columns[2], rank, score, fields.columns[5], system)
+
+
+def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.DataFrame:
+    """Read a TREC run file, or a run saved as parquet by :func:`write_run`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file of ``query_id Q0 doc_id rank score tag`` lines, plain or compressed
+        (gzip, bzip2, xz: recognised by their first bytes, whatever the file's name),
+        or a parquet file written by ``write_run(..., format="parquet")`` (also
+        recognised by its first bytes).
+    system : str, optional
+        The name to put in the ``system`` column. By default the run's tag (the
+        sixth field) is used.
+    comments : bool, default True
+        Skip lines whose first non-blank character is ``#``, as trec_eval 10 does,
+        with one :class:`~rankviz.RankvizWarning` giving their count and the first
+        one. ``False`` reads them as data (query ids starting with ``#``), as
+        trec_eval 9 and pytrec_eval do.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``query_id`` (str), ``doc_id`` (str), ``rank`` (int64),
+        ``score`` (float64) and ``system`` (categorical of str, the tags sorted),
+        in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no such file.
+    TrecFormatError
+        Naming the file, the line number and the line, for a line with fewer than
+        six fields, a score that is not a finite number (``nan``, ``inf``), a rank
+        that is not an integer of magnitude at most 2**53, a no-break space or
+        another character trec_eval would read differently (see
+        :mod:`rankviz.io.validating_reader`), or a file that is not UTF-8 text.
+    ColumnError
+        For a parquet file without the columns ``query_id``, ``doc_id``, ``rank``,
+        ``score`` and ``system`` (``system`` is not needed when ``system=`` is
+        given), or with missing values, non-finite scores or ranks beyond 2**53 in them.
+
+    See Also
+    --------
+    read_runs : many run files into one frame.
+    write_run : write a run as a TREC file or as parquet.
+
+    Notes
+    -----
+    Like trec_eval, evaluation orders documents by ``score`` (descending, ties by
+    doc id descending); the ``rank`` field is kept but not trusted.
+
+    A file written the usual way (single spaces between fields, LF or CRLF line
+    ends, plain integer ranks, no comment lines) is parsed by pyarrow in blocks, in
+    parallel and without holding its text in memory; any other file, and any file
+    with a problem, is read by the validating reader, which gives the same frame or
+    names the line at fault (see :mod:`rankviz.io.fast_reader`).
+
+    Examples
+    --------
+    >>> import rankviz, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.5 bm25\\n")
+    >>> rankviz.read_run(path)
+      query_id doc_id  rank  score system
+    0       q1     d1     1    2.5   bm25
+    1       q1     d2     2    1.5   bm25
+    """
+    return run_frame([_run_parts(path, system, comments)])
+
+
+_GLOB_CHARACTERS = re.compile(r"[*?[]")
+
+
+def _run_paths(paths) -> list:
+    """The files a read_runs argument names: a glob pattern, a folder (its files), one path or a list of paths."""
+    if isinstance(paths, (str, os.PathLike)):
+        text = os.fsdecode(paths)
+        if _GLOB_CHARACTERS.search(text) and not os.path.exists(text):
+            found = [p for p in sorted(glob.glob(text)) if not os.path.isdir(p)]
+            if not found:
+                raise FileNotFoundError(f"read_runs: no file matches {text!r} (relative to {os.getcwd()}).")
+            return found
+        if os.path.isdir(text):
+            found = sorted(p for p in Path(text).iterdir() if p.is_file() and not p.name.startswith("."))
+            if not found:
+                raise FileNotFoundError(f"read_runs: the folder {text!r} has no files.")
+            return found
+        return [paths]
+    try:
+        listed = list(paths)
+    except TypeError:
+        raise InputError(
+            f"read_runs expects a glob pattern, a folder, or a list of paths. Got {type(paths).__name__}."
+        ) from None
+    if not listed:
+        raise InputError("read_runs: the list of paths is empty.")
+    missing = [display_name(p) for p in listed if not os.path.exists(p)]
+    if missing:
+        raise FileNotFoundError(
+            f"read_runs: no such file: {', '.join(missing[:5])}"
+            + (f" (and {len(missing) - 5} more)" if len(missing) > 5 else "")
+        )
+    return listed
+
+
+def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.DataFrame:
+    """Read many run files into one frame, one system per run (the "all submissions in a folder" case).
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        A glob pattern (``"runs/*.txt"``, ``"runs/**/*.gz"`` does not recurse), a
+        folder (every file in it but hidden ones, sorted by name), or a list of paths.
+        Each file is read as by :func:`read_run`: TREC text, plain or compressed, or
+        parquet.
+    system_from : {'tag', 'file'}, default 'tag'
+        Name each run's rows by its tag (the sixth field), or by the file's name
+        without its directory (``runs/bm25.txt.gz`` -> ``'bm25.txt.gz'``).
+    comments : bool, default True
+        As for :func:`read_run`.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`read_run`, the files' rows one after the other in
+        the order of ``paths``; ``system`` is categorical (the names sorted).
+
+    Raises
+    ------
+    FileNotFoundError
+        For a pattern that matches no file, an empty folder, or a listed path that
+        does not exist (all are checked before any file is read).
+    InputError
+        When two files give the same system name (two runs with one tag: read them
+        with ``system_from='file'``), for an empty list, or an unknown ``system_from``.
+    TrecFormatError, ColumnError
+        As for :func:`read_run`, naming the file at fault.
+
+    Examples
+    --------
+    >>> import rankviz, tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> for tag in ("bm25", "dense"):
+    ...     _ = open(os.path.join(folder, tag + ".txt"), "w").write(f"q1 Q0 d1 1 2.5 {tag}\\n")
+    >>> runs = rankviz.read_runs(os.path.join(folder, "*.txt"))
+    >>> runs["system"].tolist(), runs["system"].dtype.name
+    (['bm25', 'dense'], 'category')
+    """
+    if system_from not in ("tag", "file"):
+        raise InputError(
+            f"The 'system_from' parameter of read_runs must be 'tag' or 'file'. Got {system_from!r} instead."
+        )
+    files = _run_paths(paths)
+    parts, owner = [], {}
+    for path in files:
+        name = display_name(path)
+        part = _run_parts(path, os.path.basename(name) if system_from == "file" else None, comments)
+        for tag in part.tags:
+            if tag in owner:
+                raise InputError(
+                    f"read_runs: the runs {owner[tag]} and {name} both name their rows {tag!r}, which would merge them "
+                    "into one system. Read them with system_from='file' (each file's name), or rename a tag."
+                )
+            owner[tag] = name
+        parts.append(part)
+    return run_frame(parts)
+
+
+def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
+    """Read a TREC qrels file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file of ``query_id iteration doc_id relevance`` lines (any whitespace),
+        plain or compressed (gzip, bzip2, xz).
+    comments : bool, default True
+        Skip lines starting with ``#`` (with one warning), or read them as data; as
+        for :func:`read_run`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``query_id`` (str), ``iteration`` (str, ignored by evaluation),
+        ``doc_id`` (str) and ``relevance`` (int64), in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no such file.
+    TrecFormatError
+        Naming the file, the line number and the line, for a line without exactly
+        four fields (six fields suggest a run file given as qrels), a relevance
+        that is not an integer of magnitude at most 2**53 (``1.7``, ``1e3`` and
+        ``9223372036854775808`` are refused: trec_eval's ``atol`` would read the
+        first two as 1), or a character trec_eval would read differently.
+
+    Examples
+    --------
+    >>> import rankviz, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("q1 0 d1 2\\r\\nq1 0.5  d2 0\\r\\n")
+    >>> rankviz.read_qrels(path)
+      query_id iteration doc_id  relevance
+    0       q1         0     d1          2
+    1       q1       0.5     d2          0
+    """
+    parsed = read_fast(path, QRELS_COLUMNS)
+    if parsed is not None:
+        columns = {c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")}
+        columns["relevance"] = parsed.numbers["relevance"]
+        return pd.DataFrame(columns, copy=False)
+    name, text = read_text(path)
+    fields = split_fields(name, text, 4, what="qrels", expected=_QRELS_FIELDS, extra=False, comments=comments)
+    relevance = integers(fields, 3, "relevance (4th)")
+    fields.warn_skipped()
+    return pd.DataFrame(
+        {
+            "query_id": _strings(fields.columns[0]),
+            "iteration": _strings(fields.columns[1]),
+            "doc_id": _strings(fields.columns[2]),
+            "relevance": relevance,
+        }
+    )

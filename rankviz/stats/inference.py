@@ -1,0 +1,204 @@
+"""What every statistic over per-query tables shares: reading the table, the settings, corrections.
+
+:func:`measure_columns` and :func:`wide_by_system` read a per-query table (refusing
+repeated (system, query) rows and missing values, see :func:`check_cells`);
+:class:`Settings` holds the validated resampling options of one call; Wilson
+intervals, Holm and Benjamini-Hochberg corrections and the t-test live here so
+that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._core.checks import check_choice, check_int, check_probability
+from .._core.columns import SINGLE_SYSTEM, row_label
+from .._core.per_query import PerQueryTable
+from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
+from ..measures import parse_measure
+from .results import ConfidenceInterval
+
+__all__ = [
+    "SMALL_N",
+    "Settings",
+    "settings",
+    "wilson_interval",
+    "holm",
+    "benjamini_hochberg",
+    "t_quantile",
+    "t_test_p",
+    "measure_columns",
+    "check_cells",
+    "wide_by_system",
+    "warn_notes",
+    "seed_of",
+]
+
+#: below this many queries every bootstrap interval under-covers (a note says so)
+SMALL_N = 20
+
+
+def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Wilson score interval of a binomial proportion (Wilson 1927); (nan, nan) when n = 0."""
+    from scipy.special import ndtri
+
+    confidence_level = check_probability(confidence_level, "confidence_level", "wilson_interval")
+    if n == 0:
+        return ConfidenceInterval(math.nan, math.nan)
+    z = float(ndtri(0.5 + confidence_level / 2))
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return ConfidenceInterval(max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _adjusted(p_values, step) -> np.ndarray:
+    """Apply a step-wise adjustment to the non-NaN p-values (sorted ascending), keep NaNs, cap at 1."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    values = p[ok]
+    if len(values):
+        order = np.argsort(values, kind="mergesort")
+        result = np.empty(len(values))
+        result[order] = np.minimum(step(values[order]), 1.0)
+        out[ok] = result
+    return out
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error), NaNs left out and kept as NaN."""
+    return _adjusted(p_values, lambda v: np.maximum.accumulate((len(v) - np.arange(len(v))) * v))
+
+
+def benjamini_hochberg(p_values) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (false discovery rate), NaNs kept as NaN."""
+    return _adjusted(p_values, lambda v: np.minimum.accumulate((v * len(v) / np.arange(1, len(v) + 1))[::-1])[::-1])
+
+
+def t_quantile(q: float, df: int) -> float:
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, q))
+
+
+def t_test_p(d: np.ndarray) -> float:
+    """Two-sided one-sample t-test p-value of mean(d) = 0 (as scipy.stats.ttest_1samp)."""
+    from scipy.special import stdtr
+
+    n = len(d)
+    t = d.mean() / (d.std(ddof=1) / math.sqrt(n))
+    return float(2 * stdtr(n - 1, -abs(t)))
+
+
+def measure_columns(table: PerQueryTable, measures, caller: str) -> list[str]:
+    """The measure columns asked for (names or aliases such as 'MRR@10'), or every numeric one."""
+    if measures is None:
+        names = table.numeric_columns()
+        if not names:
+            raise ColumnError(f"{caller}: the per-query table has no numeric measure columns.")
+        return names
+    if isinstance(measures, str) or not hasattr(measures, "__iter__"):
+        measures = [measures]
+    names = []
+    for m in measures:
+        name = str(m)
+        if name not in table.frame.columns:
+            try:
+                name = parse_measure(m).name
+            except InputError:
+                pass
+        if name not in table.frame.columns:
+            present = ", ".join(repr(c) for c in table.frame.columns if c not in table.id_columns)
+            raise ColumnError(
+                f"{caller}: the per-query table has no column for measure {str(m)!r}; it has {present}. "
+                f"Evaluate it first, e.g. rankviz.evaluate(run, [{str(m)!r}], qrels, per_query=True)."
+            )
+        names.append(name)
+    return names
+
+
+def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
+    """Refuse what would silently change a statistic: a (system, query) twice, or a missing or infinite value."""
+    frame = table.frame
+    keys = [c for c in (table.system, table.query) if c is not None]
+    repeated = frame.duplicated(keys, keep=False).to_numpy()
+    if repeated.any():
+        row = frame[repeated].iloc[0]
+        who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
+        raise InputError(
+            f"{caller}: {who}query {str(row[table.query])!r} has {int((frame[keys] == row[keys]).all(axis=1).sum())} rows "
+            f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
+            f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
+        )
+    for name in names:
+        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = frame[bad].iloc[0]
+            who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
+            raise InputError(
+                f"{caller}: {who}query {str(row[table.query])!r} has no finite value in column {name!r} "
+                f"({row_label(frame[name][bad].iloc[0])}; {int(bad.sum())} such rows). Statistics need a value for every "
+                "query: evaluate with missing='zero' (trec_eval -c), or drop those queries for every system."
+            )
+
+
+def wide_by_system(table: PerQueryTable, names: list[str], caller: str) -> dict[str, pd.DataFrame]:
+    """{system: DataFrame indexed by query id with the measure columns}; one system "run" without a system column.
+
+    Checks the cells first (see :func:`check_cells`).
+    """
+    check_cells(table, names, caller)
+    if table.system is None:
+        return {SINGLE_SYSTEM: table.frame.set_index(table.query)[names]}
+    return {
+        str(name): part.set_index(table.query)[names] for name, part in table.frame.groupby(table.system, sort=False)
+    }
+
+
+def warn_notes(notes: list[str], caller: str) -> None:
+    """One warning per call, listing every distinct note."""
+    unique = list(dict.fromkeys(notes))
+    if unique:
+        warn(f"{caller}: " + "; ".join(unique) + ".", DegenerateDataWarning)
+
+
+def seed_of(rng) -> int | None:
+    return int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    n_resamples: int
+    confidence_level: float
+    method: str
+    batch: int | None
+
+    @property
+    def alpha(self) -> float:
+        return (1 - self.confidence_level) / 2
+
+
+def settings(
+    caller, n_resamples, confidence_level, method, batch, methods=("bca", "percentile", "bootstrap-t")
+) -> Settings:
+    confidence_level = check_probability(confidence_level, "confidence_level", caller)
+    n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
+    least = math.ceil(2 / (1 - confidence_level) - 1e-9)
+    if n_resamples < least:
+        raise InputError(
+            f"The 'n_resamples' parameter of {caller} must be at least {least} for a {confidence_level:.0%} interval "
+            f"(each tail needs at least one resample; the default is 10000). Got {n_resamples} instead."
+        )
+    return Settings(
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=check_choice(str(method).lower(), "method", caller, methods),
+        batch=None if batch is None else check_int(batch, "batch", caller, low=1),
+    )

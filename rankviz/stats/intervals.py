@@ -1,0 +1,217 @@
+"""Bootstrap intervals of per-query means, paired across systems, with the zero problem of RR measures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._core.per_query import per_query_table
+from .inference import (
+    SMALL_N,
+    Settings,
+    benjamini_hochberg,
+    holm,
+    measure_columns,
+    settings,
+    warn_notes,
+    wide_by_system,
+    wilson_interval,
+)
+from .paired import DIFFERENCE_INTERVALS, compare, paired_differences, power
+from .power_analysis import PowerResult
+from .resampling import (
+    batch_size,
+    bca_or_percentile,
+    call_entropy,
+    query_stream,
+    resampled_sums,
+    studentized_interval,
+)
+from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+
+#: a mean's interval under-covers when fewer than FEW_NONZERO queries are non-zero and at least ZERO_HEAVY of them
+#: are zero: calibrated by benchmarks/coverage.py (fires with probability >= 0.927 in every cell under 0.93 coverage
+#: and <= 0.093 in every cell at 0.94 or more, exact binomial sums; see docs/statistics.md)
+FEW_NONZERO = 15
+ZERO_HEAVY = 0.8
+
+__all__ = [
+    "ConfidenceInterval",
+    "BootstrapResult",
+    "BootstrapResults",
+    "Comparison",
+    "bootstrap",
+    "compare",
+    "paired_differences",
+    "wilson_interval",
+    "holm",
+    "benjamini_hochberg",
+    "power",
+    "PowerResult",
+    "DIFFERENCE_INTERVALS",
+]
+
+# ----------------------------------------------------------------------------- bootstrap
+
+
+def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: Settings, method_used, notes) -> dict:
+    """RR measures: the zero share with its Wilson interval and the MRR over non-zero queries with its interval."""
+    k = int(nonzero.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio_b = sums_x / sums_nz
+        nz_hat = x.sum() / k if k else math.nan
+        jack_nz = (x.sum() - x) / (k - nonzero) if n > 1 else np.array([np.nan])
+    nz_low, nz_high, _, nz_note = bca_or_percentile(nz_hat, ratio_b, jack_nz, cfg.alpha, method_used)
+    if k == 0:
+        notes.append("every query has RR = 0: the MRR over non-zero queries is undefined")
+    elif nz_note:
+        notes.append(f"MRR over non-zero queries: {nz_note}")
+    elif np.isnan(ratio_b).any():
+        notes.append(
+            f"{int(np.isnan(ratio_b).sum())} of {cfg.n_resamples} resamples had no query with RR > 0; "
+            "the non-zero MRR interval leaves them out"
+        )
+    return {
+        "zero_share": 1.0 - k / n,
+        "zero_share_interval": wilson_interval(n - k, n, cfg.confidence_level),
+        "nonzero_estimate": nz_hat,
+        "nonzero_interval": ConfidenceInterval(nz_low, nz_high),
+    }
+
+
+def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: Settings) -> BootstrapResult:
+    """The bootstrap result of one system x measure from the shared resampled sums (of squares: ``sq_col``)."""
+    x = columns[:, col]
+    notes = []
+    if n < SMALL_N:
+        notes.append(
+            f"only {n} queries: bootstrap intervals under-cover below about 20 queries "
+            "(percentile worst); report the t-interval too and read the interval as optimistic"
+        )
+    if np.all(x == x[0]):
+        notes.append(f"all {n} queries have the same {measure} ({x[0]:g}); the interval is degenerate")
+    elif np.count_nonzero(x) < FEW_NONZERO and np.count_nonzero(x == 0) >= ZERO_HEAVY * n:
+        notes.append(
+            f"{measure} of {name!r} is non-zero on only {np.count_nonzero(x)} of {n} queries: with so few, no bootstrap "
+            f"interval of the mean holds its {cfg.confidence_level:.0%} coverage (0.67-0.91 measured; see "
+            "docs/statistics.md). Report the share of zero queries (its Wilson interval holds) beside the mean, and "
+            "evaluate more queries"
+        )
+    estimate = float(x.mean())
+    theta_b = sums[:, col] / n
+    jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([np.nan])
+    if cfg.method == "bootstrap-t":
+        low, high, note = studentized_interval(estimate, x, sums[:, col], sums[:, sq_col], cfg.alpha)
+        used = "bootstrap-t"
+    else:
+        low, high, used, note = bca_or_percentile(estimate, theta_b, jack, cfg.alpha, cfg.method)
+    if note:
+        notes.append(note)
+    extra = {}
+    if measure.startswith("RR"):
+        ratio_method = "bca" if used == "bootstrap-t" else used
+        extra = _zero_problem(x, columns[:, col + 1], sums[:, col], sums[:, col + 1], n, cfg, ratio_method, notes)
+    return BootstrapResult(
+        system=name,
+        measure=measure,
+        estimate=estimate,
+        confidence_interval=ConfidenceInterval(low, high),
+        standard_error=float(np.std(theta_b, ddof=1)) if cfg.n_resamples > 1 else math.nan,
+        confidence_level=cfg.confidence_level,
+        method=used,
+        n_queries=n,
+        n_resamples=cfg.n_resamples,
+        bootstrap_distribution=theta_b,
+        notes=tuple(notes),
+        **extra,
+    )
+
+
+def _group_intervals(wide, queries, members, names, entropy, cfg: Settings) -> list[BootstrapResult]:
+    """Intervals of the systems that share one set of queries (sorted), resampled together (paired)."""
+    blocks, layout = [], []
+    for name in members:
+        values = wide[name].loc[list(queries)].to_numpy(dtype=np.float64)
+        for m_index, measure in enumerate(names):
+            x = values[:, m_index]
+            col = len(blocks)
+            blocks.append(x)
+            if measure.startswith("RR"):
+                blocks.append((x > 0).astype(np.float64))
+            if cfg.method == "bootstrap-t":
+                blocks.append(x * x)
+            layout.append((name, measure, col, len(blocks) - 1))
+    columns = np.column_stack(blocks)
+    n = columns.shape[0]
+    sums = resampled_sums(columns, cfg.n_resamples, query_stream(entropy, queries), batch_size(n, cfg.batch))
+    return [_one_interval(name, measure, columns, col, sq, sums, n, cfg) for name, measure, col, sq in layout]
+
+
+def bootstrap(
+    table: pd.DataFrame,
+    measures=None,
+    *,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    method: str = "bca",
+    rng=None,
+    batch: int | None = None,
+) -> BootstrapResults:
+    """Bootstrap confidence intervals of mean measures, resampling queries.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A per-query table: ``query_id``, optional ``system``, one column per measure.
+    measures : str or list of str, optional
+        Which measure columns (names like ``"RR@10"``; aliases are parsed). Default: all.
+    n_resamples : int, default 10000
+    confidence_level : float, default 0.95
+    method : {'bca', 'percentile'}, default 'bca'
+    rng : None, int or numpy.random.Generator
+        Seed for reproducible resamples.
+    batch : int, optional
+        Resamples drawn at once (bounds memory); by default about 4 M counts at a time.
+
+    Returns
+    -------
+    BootstrapResults
+        Always, whatever the number of systems and measures: index it by
+        ``(system, measure)`` (a table without a system column is the one system
+        ``"run"``), iterate over its :class:`BootstrapResult` values, or call
+        ``.to_frame()`` for the tidy table (system, measure, estimate, ci_low,
+        ci_high, standard_error, method, ...).
+
+    Notes
+    -----
+    Systems are resampled together (the same resampled queries) when they share
+    their queries, so their intervals are paired. Warnings
+    (:class:`DegenerateDataWarning`) flag constant or all-zero data, BCa fallbacks
+    and fewer than 20 queries.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
+    >>> res = rankviz.stats.bootstrap(table, "RR@10", rng=0)["RR@10"]
+    >>> round(res.estimate, 4), res.method
+    (0.4375, 'bca')
+    """
+    caller = "bootstrap"
+    cfg = settings(caller, n_resamples, confidence_level, method, batch)
+    resolved = per_query_table(table, caller)
+    names = measure_columns(resolved, measures, caller)
+    wide = wide_by_system(resolved, names, caller)
+    entropy = call_entropy(rng, caller)
+    groups: dict[tuple, list] = {}
+    for name, frame in wide.items():
+        groups.setdefault(tuple(sorted(frame.index)), []).append(name)
+    results = [
+        r for queries, members in groups.items() for r in _group_intervals(wide, queries, members, names, entropy, cfg)
+    ]
+    warn_notes([n for r in results for n in r.notes], caller)
+    order = {name: i for i, name in enumerate(wide)}
+    results.sort(key=lambda r: (order[r.system], names.index(r.measure)))
+    return BootstrapResults(tuple(results))

@@ -1,0 +1,322 @@
+"""Result objects of the statistics: one type per function, whatever the input.
+
+- :class:`BootstrapResult`: one measure of one system (scipy-like fields).
+- :class:`BootstrapResults`: what ``bootstrap`` always returns, a collection
+  indexable by system and measure, with ``.to_frame()`` and an HTML view.
+- :class:`Comparison`: what ``compare`` always returns, its table plus how it was
+  computed (test, correction, interval method, seed), which ``pd.concat`` of a bare
+  table used to lose.
+
+Tidy frames use one column style: ``system``, ``measure`` (canonical measure
+names) and snake_case fields (``estimate``, ``ci_low``, ``ci_high``, ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ConfidenceInterval", "BootstrapResult", "BootstrapResults", "Comparison", "formatted", "html_table"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A two-sided interval; unpacks as ``(low, high)``."""
+
+    low: float
+    high: float
+
+
+def _fmt(value) -> str:
+    return "nan" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class BootstrapResult:
+    """A bootstrap confidence interval of one measure's mean for one system.
+
+    Attributes
+    ----------
+    system : str
+        The system (``"run"`` for a table without a system column).
+    measure : str
+    estimate : float
+        The mean over queries.
+    confidence_interval : ConfidenceInterval
+    standard_error : float
+        Standard deviation of the bootstrap distribution.
+    confidence_level : float
+    method : {'bca', 'percentile'}
+        The method actually used (BCa falls back to percentile where undefined).
+    n_queries, n_resamples : int
+    bootstrap_distribution : ndarray
+        The resampled means (kept, but not shown in the repr).
+    zero_share, zero_share_interval
+        RR measures only: share of queries with RR = 0 and its Wilson interval.
+    nonzero_estimate, nonzero_interval
+        RR measures only: MRR over the queries with RR > 0 and its bootstrap interval.
+    notes : tuple of str
+        What was degenerate or unreliable about the data, if anything.
+    """
+
+    system: str
+    measure: str
+    estimate: float
+    confidence_interval: ConfidenceInterval
+    standard_error: float
+    confidence_level: float
+    method: str
+    n_queries: int
+    n_resamples: int
+    bootstrap_distribution: np.ndarray
+    zero_share: float | None = None
+    zero_share_interval: ConfidenceInterval | None = None
+    nonzero_estimate: float | None = None
+    nonzero_interval: ConfidenceInterval | None = None
+    notes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        low, high = self.confidence_interval
+        text = (
+            f"BootstrapResult(system={self.system!r}, measure={self.measure!r}, estimate={self.estimate:.4f}, "
+            f"{self.confidence_level:.0%} CI=({low:.4f}, {high:.4f}), standard_error={self.standard_error:.4f}, "
+            f"method={self.method!r}, n_queries={self.n_queries}, n_resamples={self.n_resamples}"
+        )
+        if self.zero_share is not None:
+            zl, zh = self.zero_share_interval
+            nl, nh = self.nonzero_interval
+            text += (
+                f", zero_share={self.zero_share:.4f} ({zl:.4f}, {zh:.4f}), "
+                f"nonzero_estimate={_fmt(self.nonzero_estimate)} ({nl:.4f}, {nh:.4f})"
+            )
+        return text + ")"
+
+    def _repr_html_(self) -> str:
+        row = {k: v for k, v in self.to_dict().items() if k not in ("system", "measure", "confidence_level")}
+        frame = pd.DataFrame([row], index=pd.Index([self.measure], name=self.system))
+        caption = f"{self.system}, {self.measure}: {self.confidence_level:.0%} {self.method} interval"
+        return html_table(frame, caption, self.notes, transpose=True)
+
+    def to_dict(self) -> dict:
+        """The fields as a flat dict (the bootstrap distribution and notes left out)."""
+        row = {
+            "system": self.system,
+            "measure": self.measure,
+            "estimate": self.estimate,
+            "ci_low": self.confidence_interval.low,
+            "ci_high": self.confidence_interval.high,
+            "standard_error": self.standard_error,
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "n_queries": self.n_queries,
+            "n_resamples": self.n_resamples,
+        }
+        if self.zero_share is not None:
+            row.update(
+                zero_share=self.zero_share,
+                zero_share_ci_low=self.zero_share_interval.low,
+                zero_share_ci_high=self.zero_share_interval.high,
+                nonzero_estimate=self.nonzero_estimate,
+                nonzero_ci_low=self.nonzero_interval.low,
+                nonzero_ci_high=self.nonzero_interval.high,
+            )
+        return row
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class BootstrapResults:
+    """Bootstrap intervals of every system x measure of one call.
+
+    Index it by ``(system, measure)``; with one system (or one measure) the other
+    key alone is enough. Iterating yields :class:`BootstrapResult` values in the
+    order of the systems, then the measures.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
+    >>> results = rankviz.stats.bootstrap(table, "RR@10", rng=0)
+    >>> results.systems, results.measures
+    (('run',), ('RR@10',))
+    >>> round(results["RR@10"].estimate, 4) == round(results["run", "RR@10"].estimate, 4) == 0.4375
+    True
+    """
+
+    results: tuple[BootstrapResult, ...]
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.system for r in self.results))
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.measure for r in self.results))
+
+    def __iter__(self) -> Iterator[BootstrapResult]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, key) -> BootstrapResult:
+        if isinstance(key, tuple) and len(key) == 2:
+            system, measure = (str(k) for k in key)
+        elif str(key) in self.measures and len(self.systems) == 1:
+            system, measure = self.systems[0], str(key)
+        elif str(key) in self.systems and len(self.measures) == 1:
+            system, measure = str(key), self.measures[0]
+        else:
+            raise KeyError(
+                f"{key!r}: index by (system, measure); systems {list(self.systems)}, measures {list(self.measures)}."
+            )
+        for r in self.results:
+            if r.system == system and r.measure == measure:
+                return r
+        raise KeyError(
+            f"No result for system {system!r} and measure {measure!r}; systems {list(self.systems)}, measures {list(self.measures)}."
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system x measure: system, measure, estimate, ci_low, ci_high, standard_error, ..."""
+        table = pd.DataFrame([r.to_dict() for r in self.results])
+        for name in ("system", "measure", "method"):
+            table[name] = table[name].astype("str")
+        return table
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for r in self.results for n in r.notes))
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.width", 120, "display.max_columns", 12):
+            shown = self.to_frame()[["system", "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
+            return f"BootstrapResults ({len(self)} intervals)\n{shown.round(4).to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        shown = self.to_frame()[["system", "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
+        level = self.results[0].confidence_level if self.results else 0.95
+        caption = f"Bootstrap {level:.0%} intervals ({self.results[0].n_resamples if self.results else 0} resamples)"
+        return html_table(shown, caption, self.notes)
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class Comparison:
+    """Paired comparisons of systems against a baseline, and how they were computed.
+
+    ``table`` has one row per system x measure (see :func:`rankviz.stats.compare`);
+    the other fields record the test, the correction, the interval method, the seed
+    and which randomization p-values were exact, so they survive ``to_frame()`` +
+    ``pd.concat`` as columns.
+    """
+
+    table: pd.DataFrame
+    baseline: str
+    test: str
+    correction: str | None
+    method: str
+    confidence_level: float
+    n_resamples: int
+    rng: int | None
+    exact_randomization: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table, with ``test``, ``correction`` and ``confidence_level`` columns added (a copy)."""
+        return self.table.assign(
+            test=self.test, correction=str(self.correction), confidence_level=self.confidence_level
+        )
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __repr__(self) -> str:
+        head = (
+            f"Comparison against {self.baseline!r}: {self.test} test, correction={self.correction}, "
+            f"{self.confidence_level:.0%} {self.method} interval of the difference, rng={self.rng}"
+        )
+        shown = self.table[["system", "measure", "difference", "ci_low", "ci_high", "p_value", "p_corrected"]]
+        with pd.option_context("display.width", 120):
+            return f"{head}\n{shown.round(4).to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        caption = (
+            f"Paired comparison against {html.escape(self.baseline)}: {self.test} test, correction {self.correction}, "
+            f"{self.confidence_level:.0%} {self.method} interval of the difference (system &minus; baseline)"
+        )
+        return html_table(self.table, caption, self.notes, escape_caption=False)
+
+
+def _is_count(name, values: pd.Series) -> bool:
+    """An integer column, or a float column of whole numbers named like a count (``n_...``)."""
+    if pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.api.types.is_integer_dtype(values):
+        return True
+    if not pd.api.types.is_float_dtype(values) or not str(name).startswith("n_"):
+        return False
+    finite = values.dropna().to_numpy(dtype=float)
+    return bool(np.all(finite == np.round(finite)))
+
+
+def formatted(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The frame as text, column by column: counts as integers, other numbers to ``digits`` decimals.
+
+    Formatting happens before any transpose, so a transposed table keeps its counts
+    whole (``frame.T.round(4)`` cannot: a transposed column mixes counts and measures).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> formatted(pd.DataFrame({"n_queries": [30.0], "AP": [0.123456], "system": ["a"]})).iloc[0].tolist()
+    ['30', '0.1235', 'a']
+    """
+    out = {}
+    for name in frame.columns:
+        values = frame[name]
+        if _is_count(name, values):
+            out[name] = ["" if pd.isna(v) else str(int(v)) for v in values]
+        elif pd.api.types.is_float_dtype(values):
+            out[name] = ["" if pd.isna(v) else f"{float(v):.{digits}f}" for v in values]
+        else:
+            out[name] = ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    return pd.DataFrame(out, index=frame.index, columns=frame.columns)
+
+
+def html_table(
+    frame: pd.DataFrame,
+    caption: str = "",
+    notes=(),
+    *,
+    transpose: bool = False,
+    index: bool | None = None,
+    escape_caption: bool = True,
+) -> str:
+    """A table with integer counts and 4-decimal measures, a caption and notes; every string escaped.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    caption : str, default ''
+        Shown above the table (escaped unless ``escape_caption=False``).
+    notes : iterable of str
+        Shown under it, small.
+    transpose : bool, default False
+        Fields as rows (formatted first, so that counts stay whole).
+    index : bool, optional
+        Show the index (default: when it is not a plain range, or when transposed).
+    """
+    shown = formatted(frame)
+    if transpose:
+        shown = shown.T
+    if index is None:
+        index = transpose or not isinstance(frame.index, pd.RangeIndex)
+    body = shown.to_html(index=index, escape=True, na_rep="", classes="rankviz-table", border=0)
+    cap = (html.escape(caption) if escape_caption else caption) if caption else ""
+    head = f"<p><b>{cap}</b></p>" if cap else ""
+    extra = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
+    return f"<div>{head}{body}{extra}</div>"
