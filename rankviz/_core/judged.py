@@ -62,7 +62,7 @@ from .memory import LARGE, blocked_bincount, blocked_take, release_memory
 from .options import EvalOptions
 from .row_hashes import judged_keys, matched_grades, scan_rows
 
-__all__ = ["Judged", "judge", "condensed"]
+__all__ = ["Judged", "judge", "judge_arrays", "condensed"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -329,6 +329,11 @@ def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
         "case, spaces, leading zeros), make them match before evaluating.",
         UnmatchedIdsWarning,
     )
+
+
+def judge_arrays(run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *, rel_min: int, caller: str) -> Judged:
+    """:func:`judge` for run arrays already read (one query's list, say), under the call's depth and duplicates."""
+    return _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller)
 
 
 def _judge_arrays(

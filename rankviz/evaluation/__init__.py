@@ -16,11 +16,11 @@ from .api import (
     ndcg,
     precision,
     r_precision,
-    ranked_list,
     recall,
     summary,
     table,
 )
+from .ranked_lists import ranked_list
 
 __all__ = [
     "evaluate",

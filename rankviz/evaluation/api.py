@@ -30,8 +30,6 @@ import pandas as pd
 
 from .. import stats
 from .._core.checks import check_choice, check_cutoff
-from .._core.input_shapes import run_arrays
-from .._core.long_run import MISSING_DOC
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from ..measures import Measure, aggregate, parse_measures
@@ -44,8 +42,6 @@ from .pipeline import (
     judge_run,
     kept_cells,
     metadata,
-    read_judgements,
-    read_run_input,
     runs_from_frames,
     system_cells,
     system_names,
@@ -64,7 +60,6 @@ __all__ = [
     "r_precision",
     "first_relevant_rank",
     "summary",
-    "ranked_list",
     "bootstrap",
     "compare",
     "table",
@@ -390,98 +385,3 @@ def table(
         rng=rng,
         batch=batch,
     )
-
-
-# ----------------------------------------------------------------------------- one ranked list
-
-
-@with_eval_options
-def ranked_list(run, query, qrels=None, *, system=None, documents=None, options: EvalOptions) -> pd.DataFrame:
-    """One query's ranked list in trec_eval order, joined with its judgements.
-
-    Parameters
-    ----------
-    run : DataFrame or dict
-        Any input shape.
-    query : str
-        The query id (a value; the query-id *column* is named with ``columns={'query': ...}``).
-    qrels : DataFrame, path or dict, optional
-    system : str, optional
-        Which system, when the run has several (required then).
-    documents : DataFrame, optional
-        ``doc_id`` and ``text`` (and optionally ``title``) columns; adds them to the list.
-
-    Returns
-    -------
-    DataFrame
-        ``rank`` (1-based), ``doc_id``, ``score`` (when ranked by score), ``relevance``
-        (nullable Int64, missing = unjudged), ``relevant`` (bool: grade >= ``rel``),
-        plus document columns.
-    """
-    rel = 1 if options.rel is None else options.rel
-    arrays, judged = run_arrays(
-        read_run_input(run),
-        read_judgements(qrels),
-        caller="ranked_list",
-        columns=options.columns,
-        order=options.order,
-        score_dtype=options.score_dtype,
-    )
-    rows = _rows_of(arrays, str(query), system)
-    docs = np.asarray(arrays.docs.take(rows).to_pylist(), dtype=object) if len(rows) else np.zeros(0, dtype=object)
-    key = arrays.key[rows]
-    order = sorted(range(len(rows)), key=lambda i: (-key[i], _Descending(docs[i])))
-    docs, key = docs[order], key[order]
-    if judged is not None:
-        own = judged.query_ids == str(query)
-        grades = dict(zip(judged.doc_ids[own].tolist(), judged.grades[own].tolist()))
-        relevance = [grades.get(d) for d in docs]
-    else:
-        relevance = [None if np.isnan(g) else int(g) for g in arrays.grade[rows][order]]
-    if options.judged_only:  # trec_eval -J: the unjudged items leave the list, the others close ranks
-        kept = [i for i, grade in enumerate(relevance) if grade is not None and grade >= 0]
-        docs, key, relevance = docs[kept], key[kept], [relevance[i] for i in kept]
-    shown = [None if d.startswith(MISSING_DOC) else d for d in docs.tolist()]  # an empty slot of a retrieved list
-    table = pd.DataFrame({"rank": np.arange(1, len(docs) + 1), "doc_id": pd.array(shown, dtype="str")})
-    if arrays.ordered_by == "score":
-        table["score"] = key
-    table["relevance"] = pd.array(relevance, dtype="Int64")
-    table["relevant"] = (table["relevance"].fillna(-(10**9)) >= rel).to_numpy(dtype=bool)
-    if documents is not None:
-        docs_frame = documents.drop_duplicates("doc_id").assign(doc_id=lambda d: d["doc_id"].astype("str"))
-        table = table.merge(docs_frame, on="doc_id", how="left")
-    return table
-
-
-def _rows_of(arrays, query: str, system) -> np.ndarray:
-    """Row positions of one query (of one system) in the run arrays."""
-    codes = np.flatnonzero(arrays.q_values == query)
-    mask = arrays.q_codes == codes[0] if len(codes) else np.zeros(len(arrays.q_codes), dtype=bool)
-    if arrays.systems is not None:
-        if system is None:
-            raise InputError(
-                f"ranked_list: the run holds {len(arrays.systems)} systems; choose one with system=, "
-                f"e.g. system={arrays.systems[0]!r}."
-            )
-        if str(system) not in arrays.systems:
-            raise InputError(
-                f"ranked_list: unknown system {system!r}; the run has {', '.join(map(repr, arrays.systems))}."
-            )
-        if arrays.sys_codes is not None:  # None: one system, every row
-            mask &= arrays.sys_codes == arrays.systems.index(str(system))
-    return np.flatnonzero(mask)
-
-
-class _Descending:
-    """Sort key that orders strings descending (trec_eval's doc-id tie-break)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: str):
-        self.value = value
-
-    def __lt__(self, other: _Descending) -> bool:
-        return self.value > other.value
-
-    def __eq__(self, other) -> bool:
-        return self.value == other.value
