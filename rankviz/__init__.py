@@ -137,7 +137,8 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+    # exactly the public surface: __all__ and the submodules loaded on first use (attrs does the same)
+    return sorted(set(__all__) | set(_LAZY_SUBMODULES))
 
 
 _accessor.register()

@@ -23,29 +23,18 @@ import inspect
 import pandas as pd
 
 from . import evaluation
+from ._core.methods import bound_method
 from .evaluation import tie_effects as ties
 
 __all__ = ["RankAccessor", "register"]
 
 
 def _delegate(func, name: str | None = None):
-    """A method that calls ``func(frame, ...)``, with ``func``'s signature (minus the frame) and docstring."""
-
-    def method(self, *args, **kwargs):
-        return func(self._frame, *args, **kwargs)
-
-    signature = inspect.signature(func)
-    params = list(signature.parameters.values())
-    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    method.__signature__ = signature.replace(parameters=[self_param, *params[1:]])
-    method.__name__ = name or func.__name__
-    method.__qualname__ = f"RankAccessor.{method.__name__}"
-    method.__doc__ = func.__doc__
-    return method
+    return bound_method(func, "RankAccessor", name)
 
 
 class _LazyMethod:
-    """Like :func:`_delegate` for a presentation-layer function, imported on first use (no ipywidgets at import)."""
+    """Like :func:`bound_method` for a presentation-layer function, imported on first use (no ipywidgets at import)."""
 
     def __init__(self, module: str, attribute: str):
         self.module, self.attribute = module, attribute

@@ -210,12 +210,15 @@ def test_messages_that_used_to_mislead():
         rankviz.UnknownOptionError, match=r"'per_query': it returns one mean per system.*rankviz\.evaluate"
     ):
         run.rank.mrr(qrels=qrels, per_query=True)
-    with pytest.raises(
-        rankviz.InputError,
-        match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead\. Were the qrels passed by position\?",
-    ) as info:
-        run.rank.mrr(qrels)
+    # the qrels are the second positional argument (data by position, options by name): the old call is refused
+    assert run.rank.mrr(qrels).equals(run.rank.mrr(qrels=qrels))
+    with pytest.raises(rankviz.InputError, match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead") as info:
+        run.rank.mrr(qrels=qrels, k=qrels)
     assert len(str(info.value)) < 250  # never the whole frame
+    with pytest.raises(rankviz.UnknownOptionError, match=r"every option is keyword-only: mrr\(run, qrels, k=\.\.\.\)"):
+        rankviz.mrr(run, 10, qrels)
+    with pytest.raises(rankviz.InputError, match=r"A cutoff goes by name, after the data: mrr\(run, qrels, k=10\)"):
+        rankviz.mrr(run, 10)
 
     class DataFrame:  # a frame of another library, such as polars
         def to_pandas(self):

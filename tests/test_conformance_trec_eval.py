@@ -96,7 +96,7 @@ def test_cacm_known_p30(tmp_path):
     """Anserini's test asserts trec_eval -m P.30 prints 0.1942 on CACM; 12 run queries have no qrels."""
     run = rankviz.read_run(shared_path("cacm", "cacm-bm25.run"))
     qrels = rankviz.read_qrels(shared_path("cacm", "qrels.cacm.txt"))
-    value = run.rank.precision(30, qrels=qrels).item()
+    value = run.rank.precision(qrels, k=30).item()
     assert round(value, 4) == 0.1942
     summary = run.rank.summary(k=10, qrels=qrels)
     assert summary["n_unjudged_in_run"].iloc[0] == 12

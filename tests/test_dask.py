@@ -125,7 +125,7 @@ def test_trec_covid_every_measure_same_as_pandas(client, tmp_path):
         run.rankviz.evaluate(FEW, qrels=qrels, depth=100, ties="optimistic"),
         rankviz.evaluate(pandas_run, FEW, qrels, depth=100, ties="optimistic"),
     )
-    pd.testing.assert_series_equal(run.rank.ndcg(10, qrels=qrels), rankviz.ndcg(pandas_run, 10, qrels))
+    pd.testing.assert_series_equal(run.rank.ndcg(qrels, k=10), rankviz.ndcg(pandas_run, qrels, k=10))
 
 
 def test_missing_queries_and_systems_without_some_queries(client):

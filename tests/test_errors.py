@@ -130,7 +130,7 @@ def test_k_not_an_integer(run, qrels, k):
     with pytest.raises(
         rankviz.InputError, match=r"The 'k' parameter of recall must be an int in the range \[1, inf\)\. Got"
     ):
-        run.rank.recall(k, qrels=qrels)
+        run.rank.recall(qrels, k=k)
 
 
 def test_empty_frame(qrels):
@@ -261,7 +261,7 @@ def test_lists_shape_bad_cells():
 def test_vectors_n_relevant_too_small():
     table = pd.DataFrame({"relevance": [[True, True]], "n_relevant": [1]})
     with pytest.raises(rankviz.InputError, match=r"has n_relevant=1 but 2 relevant items in its vector"):
-        table.rank.recall(2)
+        table.rank.recall(k=2)
 
 
 def test_ranked_list_needs_system():

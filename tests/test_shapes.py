@@ -119,7 +119,7 @@ def test_vectors_with_n_relevant_are_not_closed_world():
 def test_closed_world_recall_warns_and_is_labelled():
     table = pd.DataFrame({"relevance": [[True, False], [False, True]]})
     with pytest.warns(rankviz.ClosedWorldWarning, match="closed world"):
-        value = table.rank.recall(1).item()
+        value = table.rank.recall(k=1).item()
     assert value == 0.5
     with pytest.warns(rankviz.ClosedWorldWarning):
         result = table.rank.evaluate(["R@1"])
@@ -129,8 +129,8 @@ def test_closed_world_recall_warns_and_is_labelled():
 def test_graded_vectors_ndcg_gains():
     table = pd.DataFrame({"relevance": [[0, 2, 1]]})
     with pytest.warns(rankviz.ClosedWorldWarning):
-        linear = table.rank.ndcg(3).item()
-        exp = table.rank.ndcg(3, gain="exponential").item()
+        linear = table.rank.ndcg(k=3).item()
+        exp = table.rank.ndcg(k=3, gain="exponential").item()
     dcg = 2 / math.log2(3) + 1 / math.log2(4)
     assert math.isclose(linear, dcg / (2 + 1 / math.log2(3)))
     dcg_e = 3 / math.log2(3) + 1 / math.log2(4)

@@ -162,7 +162,7 @@ def test_ndcg_expected_matches_sklearn_tie_averaging():
         if grades.sum() == 0:
             continue
         for k in (None, 1, 3, 5):
-            ours = rankviz.ndcg(run, k, qrels, ties="expected").item()
+            ours = rankviz.ndcg(run, qrels, k=k, ties="expected").item()
             theirs = sklearn_metrics.ndcg_score([grades], [scores], k=k, ignore_ties=False)
             assert math.isclose(ours, theirs, rel_tol=1e-9), (k, ours, theirs)
 
@@ -171,9 +171,9 @@ def test_constant_scorer_cannot_game_mrr():
     """A constant scorer got MRR@10 = 1.0 in a public benchmark when ties broke in its favour."""
     run = pd.DataFrame({"query_id": "q", "doc_id": [f"d{i:02d}" for i in range(20)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["d19"], "relevance": [1]})
-    assert run.rank.mrr(10, qrels=qrels).item() == 1.0  # trec_eval: d19 sorts first (doc id descending)
-    assert run.rank.mrr(10, qrels=qrels, ties="pessimistic").item() == 0.0
-    expected = run.rank.mrr(10, qrels=qrels, ties="expected").item()
+    assert run.rank.mrr(qrels, k=10).item() == 1.0  # trec_eval: d19 sorts first (doc id descending)
+    assert run.rank.mrr(qrels, k=10, ties="pessimistic").item() == 0.0
+    expected = run.rank.mrr(qrels, k=10, ties="expected").item()
     assert math.isclose(expected, sum(1 / r for r in range(1, 11)) / 20)
 
 

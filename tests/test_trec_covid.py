@@ -69,7 +69,7 @@ def test_rank_and_score_disagree_score_wins():
     """yn-r1-alltext's scores increase with rank; trec_eval sorts by score and so do we."""
     _, qrels, runs = _data()
     run = runs[runs["system"] == "yn-r1-alltext"]
-    by_score = run.rank.ndcg(10, qrels=qrels).iloc[0]
-    by_rank = run.rank.ndcg(10, qrels=qrels, order="rank").iloc[0]
+    by_score = run.rank.ndcg(qrels, k=10).iloc[0]
+    by_rank = run.rank.ndcg(qrels, k=10, order="rank").iloc[0]
     assert round(by_score, 4) == 0.0205
     assert by_rank > by_score + 0.1

@@ -27,9 +27,7 @@ def check_int(value, name: str, caller: str, *, low: int | None = None, allow_no
     if not _is_int(value) or (low is not None and value < low):
         rng = f" in the range [{low}, inf)" if low is not None else ""
         none = " or None" if allow_none else ""
-        raise InputError(
-            f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {shown(value)} instead.{_hint(value)}"
-        )
+        raise InputError(f"The {name!r} parameter of {caller} must be an int{rng}{none}. Got {shown(value)} instead.")
     return int(value)
 
 
@@ -42,12 +40,6 @@ def shown(value) -> str:
         return f"a {type(value).__name__} of {len(value)} items"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _hint(value) -> str:
-    if hasattr(value, "columns") or isinstance(value, dict):
-        return " Were the qrels passed by position? Pass them by name: qrels=..."
-    return ""
 
 
 def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:

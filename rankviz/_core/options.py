@@ -162,6 +162,20 @@ def _column_hint(message: str) -> str:
     return ""
 
 
+def _positional_hint(message: str, caller: str, signature: inspect.Signature) -> str:
+    """For too many positional arguments: data go by position, options by name (``mrr(run, qrels, k=10)``)."""
+    if "positional argument" not in message:
+        return ""
+    data = [p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    data = [name for name in data if name != "self"]
+    first_option = next((p for p in signature.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY), None)
+    example = f", {first_option.name}=..." if first_option is not None else ""
+    return (
+        f". Only the data go by position ({', '.join(data)}); every option is keyword-only: "
+        f"{caller}({', '.join(data)}{example})"
+    )
+
+
 def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
     """Give ``func`` the evaluation options as keyword-only parameters.
 
@@ -194,7 +208,8 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise UnknownOptionError(f"{caller}(): {exc}{_column_hint(str(exc))}") from None
+            hint = _column_hint(str(exc)) or _positional_hint(str(exc), caller, signature)
+            raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
         values = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in option_keys}
         options = EvalOptions.resolve(caller, **values)
         return func(*bound.args, **bound.kwargs, options=options)

@@ -10,28 +10,14 @@ with the frame bound (same signature, same docstring).
 
 from __future__ import annotations
 
-import inspect
-
+from .._core.methods import bound_method
 from . import evaluation
 
 __all__ = ["DaskRankAccessor", "register"]
 
 
 def _bound(func, name: str | None = None):
-    """A method that calls ``func(frame, ...)``, with ``func``'s signature (minus the frame) and docstring."""
-
-    def method(self, *args, **kwargs):
-        return func(self._frame, *args, **kwargs)
-
-    signature = inspect.signature(func)
-    params = list(signature.parameters.values())
-    method.__signature__ = signature.replace(
-        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params[1:]]
-    )
-    method.__name__ = name or func.__name__
-    method.__qualname__ = f"DaskRankAccessor.{method.__name__}"
-    method.__doc__ = func.__doc__
-    return method
+    return bound_method(func, "DaskRankAccessor", name)
 
 
 class DaskRankAccessor:

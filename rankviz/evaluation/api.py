@@ -141,7 +141,7 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> 
 
 
 @with_eval_options
-def mrr(run, k: int | None = None, qrels=None, *, options: EvalOptions) -> pd.Series:
+def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> pd.Series:
     """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
 
     Returns
@@ -162,7 +162,7 @@ def mrr(run, k: int | None = None, qrels=None, *, options: EvalOptions) -> pd.Se
 
 
 @with_eval_options
-def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", options: EvalOptions) -> pd.Series:
+def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options: EvalOptions) -> pd.Series:
     """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), a Series per system.
 
     ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
@@ -174,7 +174,7 @@ def ndcg(run, k: int | None = None, qrels=None, *, gain: str = "linear", options
 
 
 @with_eval_options
-def mean_average_precision(run, k: int | None = None, qrels=None, *, options: EvalOptions) -> pd.Series:
+def mean_average_precision(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> pd.Series:
     """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), a Series per system.
 
     The denominator is R, the number of relevant items in the qrels.
@@ -183,20 +183,20 @@ def mean_average_precision(run, k: int | None = None, qrels=None, *, options: Ev
 
 
 @with_eval_options
-def recall(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+def recall(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
     """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items in the qrels."""
     return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
 
 
 @with_eval_options
-def precision(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+def precision(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
     """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision")
 
 
 @with_eval_options
-def hit_rate(run, k: int, qrels=None, *, options: EvalOptions) -> pd.Series:
+def hit_rate(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
     """Share of queries with a relevant item in the top ``k`` (``Success@k``), a Series per system."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate")

@@ -14,6 +14,7 @@ Every evaluation entry point (``evaluate``, the single-measure functions,
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Iterator, Mapping
 from os import PathLike
 
@@ -54,9 +55,12 @@ def read_judgements(qrels):
         return read_qrels(qrels)
     if isinstance(qrels, Mapping):
         return qrels_from_dict(qrels)
+    cutoff = ""
+    if isinstance(qrels, numbers.Integral) and not isinstance(qrels, bool):
+        cutoff = f" A cutoff goes by name, after the data: mrr(run, qrels, k={int(qrels)})."
     raise InputError(
         "qrels must be a DataFrame (query_id, doc_id, relevance), a path to a TREC qrels file or a "
-        f"{{query_id: {{doc_id: grade}}}} dict. Got {type(qrels).__name__} instead."
+        f"{{query_id: {{doc_id: grade}}}} dict. Got {type(qrels).__name__} instead.{cutoff}"
     )
 
 

@@ -69,9 +69,9 @@ def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) ->
 @with_eval_options
 def summary(
     run,
-    k: int = 10,
     qrels=None,
     *,
+    k: int = 10,
     confidence_level: float | None = 0.95,
     n_resamples: int = 10_000,
     rng=None,
