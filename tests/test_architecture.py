@@ -25,13 +25,15 @@ LAYERS = {
     # measures: the registry of measure families and their kernels (numpy only)
     "measures": 2, "kernels": 2,
     # input: files and formats, the built-in example
-    "io": 3, "_trec_text": 3, "_trec_fast": 3, "_run_table": 3, "_topics": 3, "datasets": 3,
+    "io": 3, "_label_file": 3, "_trec_text": 3, "_trec_fast": 3, "_run_table": 3, "_topics": 3, "datasets": 3,
     # the evaluation pipeline every entry point shares
     "_pipeline": 4, "_resampling": 4,
     # analysis: evaluation tables, statistics and their result objects, ties
     "results": 5, "power": 5, "_inference": 5, "paired": 5, "stats": 5, "ties": 5, "summaries": 5, "evaluation": 5,
     # analysis: many systems at once (all-pairs tests, the significance table) and rank fusion
     "significance": 5, "multiple": 5, "fusion": 5,
+    # analysis: labels (holes, bounds, the label store, agreement, stability)
+    "labels": 5,
     # presentation: plots, widgets, reports, the command line
     "plots": 6, "widgets": 6, "report": 6, "report_sections": 6, "shared_html": 6, "cli": 6, "trec_output": 6,
     # presentation: the same evaluation on Dask DataFrames (optional extra; imported only as rankviz.dask)
