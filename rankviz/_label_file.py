@@ -100,7 +100,7 @@ def check_store(path) -> int:
 def _check_contents(path) -> None:
     """SQLite's quick integrity check and the meta table, through a read-only connection."""
     try:
-        connection = connect_read_only(path)
+        connection = connect_read_only(path, checking=True)
         try:
             ok = connection.execute("PRAGMA quick_check").fetchone()[0]
             meta = dict(connection.execute("SELECT key, value FROM rankviz_meta").fetchall())
@@ -113,9 +113,15 @@ def _check_contents(path) -> None:
         raise _refuse(path, f"is a damaged rankviz label store (integrity check: {ok})", "Restore it from a backup.")
 
 
-def connect_read_only(path) -> sqlite3.Connection:
-    """A connection that cannot write to the file (SQLite's ``mode=ro``)."""
-    uri = Path(os.path.abspath(os.fspath(path))).as_uri() + "?mode=ro"
+def connect_read_only(path, *, checking: bool = False) -> sqlite3.Connection:
+    """A connection that cannot write to the file (SQLite's ``mode=ro``).
+
+    ``checking``: for a file no connection has open (no ``-wal`` beside it), open it
+    ``immutable``, so that checking it creates no ``-wal``/``-shm`` files either.
+    """
+    path = os.path.abspath(os.fspath(path))
+    quiet = checking and not os.path.exists(path + "-wal")
+    uri = Path(path).as_uri() + ("?mode=ro&immutable=1" if quiet else "?mode=ro")
     connection = sqlite3.connect(uri, uri=True, timeout=60.0)
     connection.execute("PRAGMA query_only = ON")
     return connection
