@@ -10,13 +10,14 @@ labelling of the holes could give.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from .._columns import Columns
-from .._errors import InputError
+from .._columns import Columns, find_column
+from .._errors import IdTypeWarning, InputError
 from .._frame import MISSING_DOC, resolve_qrels, run_arrays
 from .._validation import check_cutoff
 from ..evaluation import evaluate
@@ -42,6 +43,19 @@ def _qrels_frame(qrels, caller: str) -> pd.DataFrame | None:
     )
 
 
+#: stands for "nothing judged yet" (rankviz refuses empty qrels): one pair no run can hold
+_NO_QRELS = pd.DataFrame({"query_id": ["\x00rankviz: none"], "doc_id": ["\x00rankviz: none"], "relevance": [0]})
+
+
+def _has_relevance(run, columns, caller: str) -> bool:
+    """Whether a long run carries its own relevance column (per-query lists and vectors always do)."""
+    if not isinstance(run, pd.DataFrame):
+        return True
+    found = find_column(run, "relevance", Columns.of(columns, caller).relevance, required=False, what="run")
+    retrieved = find_column(run, "retrieved", Columns.of(columns, caller).retrieved, required=False, what="run")
+    return found is not None or retrieved is not None
+
+
 def top_k(run, qrels, *, k: int, columns=None, caller: str = "holes") -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Each system's top ``k`` per query in trec_eval's order, with each row's grade in the qrels.
 
@@ -52,12 +66,19 @@ def top_k(run, qrels, *, k: int, columns=None, caller: str = "holes") -> tuple[p
         NaN = unjudged); and the qrels as a frame (None when none were given).
     """
     qrels = _qrels_frame(qrels, caller)
-    arrays, judged = run_arrays(run, qrels, caller=caller, columns=Columns.of(columns, caller))
-    if qrels is None and arrays.grade is not None:
+    if qrels is not None and len(qrels) == 0:  # an empty label store: nothing judged yet
+        qrels = None
+    if qrels is None and _has_relevance(run, columns, caller):
         raise InputError(
             f"{caller}: the run carries its own relevance column, so every retrieved item is judged and there are no "
             "holes. Pass the judgements separately as qrels= (a frame, a TREC qrels file or a label store)."
         )
+    with warnings.catch_warnings():
+        if qrels is None:  # nothing judged yet: an empty frame of str ids, whatever the run's id types
+            warnings.simplefilter("ignore", IdTypeWarning)
+        given = _NO_QRELS if qrels is None else qrels
+        arrays, judged = run_arrays(run, given, caller=caller, columns=Columns.of(columns, caller))
+        judged = None if qrels is None else judged
     systems = arrays.systems or ("run",)
     sys_codes = arrays.sys_codes if arrays.sys_codes is not None else np.zeros(len(arrays.q_codes), dtype=np.int64)
     rows = pd.DataFrame(
