@@ -294,11 +294,12 @@ class Judge(w.VBox):
             bundle["text/html"] = self.snapshot_html()
         return bundle
 
-    def snapshot_html(self) -> str:
-        """The widget's state as self-contained HTML: the current pair, the scale, the progress, a line per query."""
+    def snapshot_html(self, n_queries: int = 10) -> str:
+        """The widget's state as self-contained HTML: the current pair, the scale, the progress, the first ``n_queries`` queries."""
         m = self.model
         grades = [(g, f"{self._key_of(g)}: {label}") for g, label in m.grades.items()]
-        return render_judge.judge_snapshot(m.current(), grades, m.progress(), m.per_query())
+        rows = m.per_query()
+        return render_judge.judge_snapshot(m.current(), grades, m.progress(), rows[:n_queries], more=len(rows) - n_queries)
 
 
 def judge(todo, store, *, annotator: str, grades=None, queries=None, documents=None) -> Judge:

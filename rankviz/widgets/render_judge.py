@@ -96,8 +96,13 @@ def progress_line(progress: Mapping, note: str = "") -> str:
     return f'<div class="rankviz-progress">{escape(text)}{extra}</div>'
 
 
-def judge_snapshot(item: Mapping | None, grades: Sequence[tuple[int, str]], progress: Mapping, per_query: Sequence[Mapping]) -> str:
-    """The judging widget as static HTML: the current pair, the grade scale, the progress and a line per query."""
+def judge_snapshot(
+    item: Mapping | None, grades: Sequence[tuple[int, str]], progress: Mapping, per_query: Sequence[Mapping], more: int = 0
+) -> str:
+    """The judging widget as static HTML: the current pair, the grade scale, the progress and a line per query shown.
+
+    ``more`` is the number of queries left out of ``per_query`` (said under the table).
+    """
     buttons = "".join(
         f'<button type="button" class="rankviz-grade {grade_class(g)}" disabled>{escape(label)}</button>' for g, label in grades
     )
@@ -114,6 +119,7 @@ def judge_snapshot(item: Mapping | None, grades: Sequence[tuple[int, str]], prog
             progress_line(progress),
             '<table class="rankviz-judge-queries" style="border-collapse:collapse;font-size:90%">'
             f"<thead><tr><th>query</th><th>judged</th></tr></thead><tbody>{rows}</tbody></table>",
+            f"<div><small>&hellip; and {int(more)} more queries</small></div>" if more > 0 else "",
             '<div class="rankviz-snapshot-note" style="color:#777;font-size:85%">Static copy of the judging widget as executed: '
             "judging needs a running kernel (the labels are in the store).</div>",
             "</div>",
