@@ -60,7 +60,7 @@ def is_sqlite_file(path) -> bool:
 
 
 def _refuse(path, problem: str, fix: str) -> InputError:
-    return InputError(f"{os.fspath(path)!r} {problem}; it was not opened for writing and is unchanged. {fix}")
+    return InputError(f"{os.fspath(path)} {problem}; it was not opened for writing and is unchanged. {fix}")
 
 
 def check_store(path) -> int:
