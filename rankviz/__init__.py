@@ -123,11 +123,11 @@ __all__ = [
     "write_run",
 ]
 
-_LAZY_SUBMODULES = ("plots", "widgets", "datasets", "report")
+_LAZY_SUBMODULES = ("plots", "widgets", "datasets", "report", "labels")
 
 
 def __getattr__(name: str):
-    # rankviz.plots / .widgets / .datasets / .report load on first use, so that
+    # rankviz.plots / .widgets / .datasets / .report / .labels load on first use, so that
     # ``import rankviz`` does not import matplotlib, seaborn or ipywidgets.
     if name in _LAZY_SUBMODULES:
         import importlib

@@ -25,7 +25,7 @@ LAYER_FOLDERS = [
     ["io", "datasets"],  # files and formats in and out; the built-in example
     ["stats"],  # statistics over per-query tables and their result objects
     ["evaluation"],  # the pipeline every entry point shares, the public evaluation functions, ties
-    ["fusion"],  # what works on evaluations: rank fusion and its tuning
+    ["fusion", "labels"],  # what works on evaluations: rank fusion and its tuning; the labels (holes, store, agreement)
     ["plots", "widgets", "report"],  # presentation
     ["cli", "dask"],  # the command line; the evaluation on Dask DataFrames (optional extra)
     ["accessor", "multiple", "__init__", "__main__"],  # glue: df.rank, kept public paths, the package surface

@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._errors import InputError
 from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
+from .label_file import is_sqlite_file, read_store_qrels
 from .run_frame import (
     RunParts,
     is_parquet,
@@ -245,17 +246,23 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.D
     return run_frame(parts)
 
 
-def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
-    """Read a TREC qrels file.
+def read_qrels(path, *, comments: bool = True, annotator=None, resolve: str = "latest") -> pd.DataFrame:
+    """Read a TREC qrels file (or a label store).
 
     Parameters
     ----------
     path : str or path-like
         A file of ``query_id iteration doc_id relevance`` lines (any whitespace),
-        plain or compressed (gzip, bzip2, xz).
+        plain or compressed (gzip, bzip2, xz); or a label store
+        (:class:`rankviz.labels.LabelStore`, recognised by its first 16 bytes).
     comments : bool, default True
         Skip lines starting with ``#`` (with one warning), or read them as data; as
         for :func:`read_run`.
+    annotator : str or list of str, optional
+        A label store only: whose judgements (default: every annotator's).
+    resolve : {'latest', 'majority', 'mean'}, default 'latest'
+        A label store only: how several annotators' grades of one pair become one
+        (see :meth:`rankviz.labels.LabelStore.to_qrels`).
 
     Returns
     -------
@@ -284,6 +291,13 @@ def read_qrels(path, *, comments: bool = True) -> pd.DataFrame:
     0       q1         0     d1          2
     1       q1       0.5     d2          0
     """
+    if is_sqlite_file(path):  # a label store; any other SQLite file is refused there, untouched
+        return read_store_qrels(path, annotator=annotator, resolve=resolve)
+    if annotator is not None or resolve != "latest":
+        raise InputError(
+            f"read_qrels: annotator= and resolve= apply to a label store (rankviz.labels.LabelStore); "
+            f"{display_name(path)} is a TREC qrels file. Leave them out."
+        )
     parsed = read_fast(path, QRELS_COLUMNS)
     if parsed is not None:
         columns = {c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")}

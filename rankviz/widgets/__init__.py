@@ -17,6 +17,10 @@ browser. The package shows its layers:
 :mod:`rankviz.widgets.ranked`
     One query's ranked list at a time, from that query's rows only, joined with
     document titles and texts (what the explorer's table shows).
+:mod:`rankviz.widgets.judge`
+    :class:`JudgeModel` (the queue of pairs to judge, filters, skip, undo,
+    progress; every grade committed to a :class:`~rankviz.labels.LabelStore`), the
+    :class:`Judge` widget and :func:`judge`.
 :mod:`rankviz.widgets.render`
     The one module that turns what the models return into HTML; it escapes every
     user string (query ids and texts, document ids, titles and texts, system names).
@@ -27,6 +31,17 @@ nothing is re-implemented here. ``import rankviz`` does not import this package
 """
 
 from .explorer import Explorer, ExplorerModel, explore
+from .judge import Judge, JudgeModel, judge
 from .playground import Playground, PlaygroundModel, playground
 
-__all__ = ["Explorer", "ExplorerModel", "Playground", "PlaygroundModel", "explore", "playground"]
+__all__ = [
+    "Explorer",
+    "ExplorerModel",
+    "Judge",
+    "JudgeModel",
+    "Playground",
+    "PlaygroundModel",
+    "explore",
+    "judge",
+    "playground",
+]

@@ -1,0 +1,26 @@
+"""Labels: find the holes in the judgements, judge them without losing one, and know what the labels support.
+
+:func:`holes`
+    The unjudged documents of each system's top ``k``, most consequential first.
+:func:`bounds`
+    Each system's means as judged, with every hole non-relevant, with every hole
+    relevant, and (where exact) the extremes over every labelling.
+:class:`LabelStore`
+    Judgements in one SQLite file: one committed transaction per judgement, the
+    history kept, annotators kept apart; :func:`rankviz.read_qrels` reads it.
+:func:`agreement`
+    Cohen's kappa (unweighted, linear, quadratic), Krippendorff's alpha (nominal,
+    ordinal), the confusion matrix and per-query agreement of two labellers.
+:func:`stability`
+    Whether the system ordering survives the other labeller: Kendall's tau, tau_AP,
+    the pairs that swap, the significant differences that flip.
+
+The judging widget is :func:`rankviz.widgets.judge`.
+"""
+
+from .agreement import Agreement, agreement
+from .holes import bounds, holes
+from .stability import stability
+from .store import LabelStore
+
+__all__ = ["Agreement", "LabelStore", "agreement", "bounds", "holes", "stability"]

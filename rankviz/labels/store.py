@@ -1,0 +1,376 @@
+"""A label store that never loses a judgement: SQLite, one committed transaction per judgement.
+
+The file format (and the checks that refuse any other file without modifying it)
+is in :mod:`rankviz.io.label_file`; this module writes. Judgements are only ever
+appended: changing a label adds a row (the latest wins), withdrawing one adds a
+row without a grade, so the whole history stays in the file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import numbers
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._core.long_run import resolve_qrels
+from .._errors import InputError
+from ..io import label_file as fmt
+from ..io import qrels_from_dict, read_qrels, write_qrels
+from .label_studio import label_studio_rows
+
+__all__ = ["LabelStore"]
+
+_SCHEMA = f"""
+CREATE TABLE rankviz_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE judgements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    grade INTEGER,
+    annotator TEXT NOT NULL,
+    time TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX judgements_by_pair ON judgements (query_id, doc_id, annotator);
+INSERT INTO rankviz_meta VALUES ('format', 'rankviz label store'), ('schema_version', '{fmt.SCHEMA_VERSION}');
+PRAGMA application_id = {fmt.APPLICATION_ID};
+PRAGMA user_version = {fmt.SCHEMA_VERSION};
+"""
+
+_INSERT = "INSERT INTO judgements (query_id, doc_id, grade, annotator, time, source) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
+
+
+def _text(value, name: str, caller: str) -> str:
+    """An id or a name as a non-empty string (ints are accepted and written as their digits)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, numbers.Integral)):
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a string. Got {type(value).__name__} {value!r} instead."
+        )
+    text = str(value)
+    if not text.strip():
+        raise InputError(f"The {name!r} parameter of {caller} must be a non-empty string. Got {value!r} instead.")
+    return text
+
+
+def _grade(value, caller: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, float, np.floating)):
+        raise InputError(
+            f"The 'grade' parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
+        )
+    if isinstance(value, (float, np.floating)) and not (np.isfinite(value) and float(value).is_integer()):
+        raise InputError(
+            f"The 'grade' parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
+        )
+    if abs(int(value)) > 2**53:
+        raise InputError(
+            f"The 'grade' parameter of {caller} must be at most 2**53 in magnitude. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def _create(path: str) -> None:
+    """Write a new empty store at ``path`` atomically: built beside it, then linked in only if ``path`` is still free.
+
+    Two processes creating the same store at once both succeed: the second finds the
+    first one's complete store (never a half-initialised file, which it would refuse).
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".rankviz-labels-", suffix=".sqlite", dir=folder)
+    os.close(handle)
+    try:
+        os.unlink(temporary)  # SQLite creates the file itself
+        connection = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            connection.executescript(_SCHEMA)
+            connection.execute("PRAGMA journal_mode = WAL")
+        finally:
+            connection.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process created it first: use theirs
+    finally:
+        for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+
+
+class LabelStore:
+    """Relevance judgements in one SQLite file: every judgement committed to disk when ``add`` returns.
+
+    Each judgement keeps the query, the document, the grade, the annotator, the time
+    (UTC) and where it came from (``source``). Changing a label adds a row (the
+    history is kept; the latest wins); annotators are kept apart by name and any
+    number of processes may write at once. Reopening a store resumes where it
+    stopped.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The store's file. A path that does not exist becomes a new store (unless
+        ``create=False``); an existing file must be a rankviz label store.
+    create : bool, default True
+        Create the store when ``path`` does not exist.
+
+    Raises
+    ------
+    rankviz.InputError
+        When the file exists but is not a rankviz label store (any other file,
+        another application's SQLite database, an empty file), is damaged, or was
+        written by a newer rankviz. Such a file is checked read-only and never
+        modified.
+
+    Notes
+    -----
+    The file is SQLite in WAL mode with ``synchronous=FULL``; each :meth:`add` is one
+    ``BEGIN IMMEDIATE ... COMMIT`` transaction, so a judgement acknowledged to the
+    caller survives the process being killed (and, with ``FULL``, a power cut).
+    Writers wait up to 60 s for each other's transactions (``busy_timeout``). The
+    schema is described in :mod:`rankviz.io.label_file`.
+
+    Examples
+    --------
+    >>> import os, tempfile, rankviz
+    >>> from rankviz.labels import LabelStore
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.sqlite")
+    >>> store = LabelStore(path)
+    >>> store.add("q1", "d1", 2, annotator="ann")
+    >>> store.add("q1", "d2", 0, annotator="ann")
+    >>> store.add("q1", "d2", 1, annotator="ann")  # a change: the latest wins
+    >>> store.to_qrels()[["query_id", "doc_id", "relevance"]].to_dict("list")
+    {'query_id': ['q1', 'q1'], 'doc_id': ['d1', 'd2'], 'relevance': [2, 1]}
+    >>> len(store.history()), store.annotators()
+    (3, ['ann'])
+    >>> rankviz.read_qrels(path, annotator="ann")["relevance"].tolist()
+    [2, 1]
+    >>> store.close()
+    """
+
+    def __init__(self, path, *, create: bool = True):
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError(f"LabelStore: path must be a str or path-like. Got {type(path).__name__} instead.")
+        self.path = os.path.abspath(os.fspath(path))
+        if os.path.isdir(self.path):
+            raise InputError(
+                f"LabelStore: {self.path!r} is a folder; give the path of a file, e.g. {os.path.join(self.path, 'labels.sqlite')!r}."
+            )
+        if not os.path.exists(self.path):
+            if not create:
+                raise InputError(f"LabelStore: there is no store at {self.path!r}; pass create=True to make a new one.")
+            _create(self.path)
+        fmt.check_store(self.path)  # read-only: refuses (and leaves untouched) anything but a rankviz store
+        self._connection: sqlite3.Connection | None = None
+
+    # -- connection ----------------------------------------------------------------------------
+    def _db(self) -> sqlite3.Connection:
+        if self._connection is None:
+            connection = sqlite3.connect(self.path, isolation_level=None, timeout=60.0)
+            connection.execute("PRAGMA busy_timeout = 60000")
+            connection.execute("PRAGMA synchronous = FULL")
+            self._connection = connection
+        return self._connection
+
+    def close(self) -> None:
+        """Close the store's connection (it reopens on the next call)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> LabelStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    def _write(self, rows: list[tuple]) -> None:
+        """Append rows in one committed transaction."""
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(_INSERT, rows)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    # -- writing -------------------------------------------------------------------------------
+    def add(self, query_id, doc_id, grade, *, annotator: str, source: str = "api") -> None:
+        """Record one judgement; when this returns it is committed to disk.
+
+        Parameters
+        ----------
+        query_id, doc_id : str
+            The pair judged (ints are written as their digits).
+        grade : int
+            The relevance grade (0 = not relevant).
+        annotator : str
+            Who judged (a person, ``"llm-judge"``); annotators are kept apart.
+        source : str, default 'api'
+            Where the judgement came from (the judging widget writes ``'widget'``).
+        """
+        row = (
+            _text(query_id, "query_id", "LabelStore.add"), _text(doc_id, "doc_id", "LabelStore.add"),
+            _grade(grade, "LabelStore.add"), _text(annotator, "annotator", "LabelStore.add"), _now(), str(source),
+        )  # fmt: skip
+        self._write([row])
+
+    def remove(self, query_id, doc_id, *, annotator: str, source: str = "api") -> None:
+        """Withdraw an annotator's judgement of a pair (a row without a grade: the pair is unjudged again, history kept)."""
+        row = (
+            _text(query_id, "query_id", "LabelStore.remove"), _text(doc_id, "doc_id", "LabelStore.remove"), None,
+            _text(annotator, "annotator", "LabelStore.remove"), _now(), str(source),
+        )  # fmt: skip
+        self._write([row])
+
+    def import_qrels(self, qrels, *, annotator: str, source: str | None = None) -> int:
+        """Bring outside labels in: a TREC qrels file, a qrels frame or ``{query: {doc: grade}}``, in one transaction.
+
+        Returns the number of judgements added.
+        """
+        annotator = _text(annotator, "annotator", "LabelStore.import_qrels")
+        if isinstance(qrels, (str, os.PathLike)):
+            if self._is_me(qrels):
+                raise InputError("LabelStore.import_qrels: that path is this store itself; nothing to import.")
+            source = source or f"qrels:{os.path.basename(os.fspath(qrels))}"
+            qrels = read_qrels(qrels)
+        elif isinstance(qrels, Mapping):
+            qrels = qrels_from_dict(qrels)
+        if not isinstance(qrels, pd.DataFrame):
+            raise InputError(
+                "LabelStore.import_qrels: qrels must be a path to a TREC qrels file, a DataFrame (query_id, doc_id, "
+                f"relevance) or a {{query_id: {{doc_id: grade}}}} dict. Got {type(qrels).__name__} instead."
+            )
+        arrays = _qrels_arrays(qrels)
+        now, source = _now(), source or "qrels"
+        rows = [(q, d, int(g), annotator, now, source) for q, d, g in zip(*arrays)]
+        self._write(rows)
+        return len(rows)
+
+    def import_label_studio(
+        self, export, *, query_key: str = "query_id", doc_key: str = "doc_id", grades: Mapping | None = None,
+        annotator: str | None = None,
+    ) -> int:  # fmt: skip
+        """Bring in a Label Studio JSON export (``[{"data": ..., "annotations": [...]}, ...]``), in one transaction.
+
+        Parameters
+        ----------
+        export : str, path-like or list
+            The exported file (Label Studio's "JSON" export) or its parsed list of tasks.
+        query_key, doc_key : str
+            The keys of each task's ``data`` holding the query id and the document id.
+        grades : dict, optional
+            Choice label -> grade (``{"Relevant": 2, "Partly": 1, "Not relevant": 0}``)
+            for ``choices`` results; ``rating`` and ``number`` results are grades as they are.
+        annotator : str, optional
+            One name for every annotation; by default each annotation's
+            ``completed_by`` (an email or ``label-studio:<user id>``).
+
+        Returns
+        -------
+        int
+            The number of judgements added (cancelled annotations are skipped).
+        """
+        if isinstance(export, (str, os.PathLike)):
+            source = f"label-studio:{os.path.basename(os.fspath(export))}"
+            try:
+                with open(export, encoding="utf-8") as handle:
+                    export = json.load(handle)
+            except json.JSONDecodeError as error:
+                raise InputError(
+                    f"LabelStore.import_label_studio: {source[13:]!r} is not JSON ({error}); export the project as 'JSON'."
+                ) from None
+        else:
+            source = "label-studio"
+        found = label_studio_rows(export, query_key=query_key, doc_key=doc_key, grades=grades)
+        if annotator is not None:
+            annotator = _text(annotator, "annotator", "LabelStore.import_label_studio")
+        rows = [(q, d, g, annotator or who, when or _now(), source) for q, d, g, who, when in found]
+        self._write(rows)
+        return len(rows)
+
+    # -- reading -------------------------------------------------------------------------------
+    def history(self) -> pd.DataFrame:
+        """Every judgement in the order committed: ``id``, ``query_id``, ``doc_id``, ``grade`` (missing: withdrawn),
+        ``annotator``, ``time`` (UTC, ISO 8601) and ``source``."""
+        return fmt.read_rows(self._db())
+
+    def annotators(self) -> list[str]:
+        """The annotators' names, sorted."""
+        return [row[0] for row in self._db().execute("SELECT DISTINCT annotator FROM judgements ORDER BY annotator")]
+
+    def grade(self, query_id, doc_id, *, annotator: str):
+        """The annotator's current grade of a pair (None when unjudged or withdrawn)."""
+        row = (
+            self._db()
+            .execute(
+                "SELECT grade FROM judgements WHERE query_id = ? AND doc_id = ? AND annotator = ? ORDER BY id DESC LIMIT 1",
+                (str(query_id), str(doc_id), str(annotator)),
+            )
+            .fetchone()
+        )
+        return None if row is None else row[0]
+
+    def to_qrels(self, path=None, *, annotator=None, resolve: str = "latest"):
+        """The store's current labels as qrels: a frame, or (with ``path``) a TREC qrels file.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Write a TREC qrels file there (and return None). Refused when it is the
+            store itself (or its ``-wal``/``-shm`` files) or any SQLite file.
+        annotator : str or list of str, optional
+            Whose labels (default: every annotator's).
+        resolve : {'latest', 'majority', 'mean'}, default 'latest'
+            How several annotators' latest grades of one pair become one: the most
+            recent, the most frequent (a tie goes to the most recent of the tied
+            grades), or the mean rounded half up.
+
+        Returns
+        -------
+        DataFrame or None
+            ``query_id``, ``iteration``, ``doc_id``, ``relevance``, as :func:`rankviz.read_qrels` returns.
+        """
+        qrels = fmt.resolve_qrels(self.history(), annotator=annotator, resolve=resolve, caller="LabelStore.to_qrels")
+        if path is None:
+            return qrels
+        if self._is_me(path) or fmt.is_sqlite_file(path):
+            raise InputError(
+                f"LabelStore.to_qrels: {os.fspath(path)!r} is {'this store' if self._is_me(path) else 'a SQLite database'}; "
+                "an export never overwrites a store. Give another path, e.g. 'qrels.txt'."
+            )
+        write_qrels(qrels, path)
+        return None
+
+    def _is_me(self, path) -> bool:
+        target = os.path.realpath(os.fspath(path))
+        mine = os.path.realpath(self.path)
+        return target in (mine, mine + "-wal", mine + "-shm", mine + "-journal")
+
+    def __len__(self) -> int:
+        return int(self._db().execute("SELECT count(*) FROM judgements").fetchone()[0])
+
+    def __repr__(self) -> str:
+        return f"LabelStore({self.path!r}: {len(self)} judgements by {len(self.annotators())} annotators)"
+
+
+def _qrels_arrays(qrels: pd.DataFrame) -> tuple[Iterable, Iterable, Iterable]:
+    """(query ids, doc ids, grades) of a qrels frame, its columns found as everywhere in rankviz."""
+    arrays = resolve_qrels(qrels)
+    return arrays.query_ids.tolist(), arrays.doc_ids.tolist(), arrays.grades.tolist()
