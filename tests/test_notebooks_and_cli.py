@@ -292,11 +292,11 @@ def test_build_report_checks_options_before_reading_files(tiny, tmp_path, monkey
 
 def test_report_minimum_resamples_is_the_statistics_minimum():
     from rankviz.cli.commands import REPORT_MIN_RESAMPLES
-    from rankviz.stats.inference import settings
+    from rankviz.stats.options import StatsOptions
 
-    settings("check", REPORT_MIN_RESAMPLES, 0.95, "bca", None)
+    StatsOptions.resolve("check", n_resamples=REPORT_MIN_RESAMPLES)
     with pytest.raises(rankviz.InputError, match=f"at least {REPORT_MIN_RESAMPLES}"):
-        settings("check", REPORT_MIN_RESAMPLES - 1, 0.95, "bca", None)
+        StatsOptions.resolve("check", n_resamples=REPORT_MIN_RESAMPLES - 1)
 
 
 def test_report_bad_option_in_a_subprocess_exits_2_with_one_line(tiny):

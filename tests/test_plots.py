@@ -1073,7 +1073,7 @@ def test_accessor_passes_evaluation_options_and_matplotlib_kwargs():
 def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_to_the_plot(monkeypatch):
     run, qrels, _, _ = _example()
     seen = []
-    evaluate, bootstrap = rankviz.evaluation.evaluate, rankviz.evaluation.bootstrap
+    evaluate, bootstrap = rankviz.evaluation.evaluate, rankviz.evaluation.bootstrap_with
 
     def spy(function):
         def call(*args, **kwargs):
@@ -1083,7 +1083,7 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
         return call
 
     monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
-    monkeypatch.setattr(rankviz.evaluation, "bootstrap", spy(bootstrap))
+    monkeypatch.setattr(rankviz.evaluation, "bootstrap_with", spy(bootstrap))
     ax = run.rank.plot.failures(
         qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1]
     )
@@ -1091,8 +1091,9 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
     assert name == "evaluate" and kwargs["per_query"] is True and (kwargs["depth"], kwargs["missing"]) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
     run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
-    (handed,) = [kwargs for name, kwargs in seen if name == "bootstrap"]
-    assert (handed["n_resamples"], handed["rng"], handed["depth"], handed["method"]) == (100, 3, 20, "bca")
+    (handed,) = [kwargs for name, kwargs in seen if name == "bootstrap_with"]
+    statistics, options = handed["stats_options"], handed["options"]
+    assert (statistics.n_resamples, statistics.seed, options.depth, statistics.method) == (100, 3, 20, "bca")
     signature = inspect.signature(run.rank.plot.ci)
     assert {"depth", "missing", "ties", "columns", "n_resamples", "rng"} <= set(signature.parameters)
     with pytest.raises(TypeError, match="'dpeth'.*Did you mean 'depth'"):

@@ -20,6 +20,9 @@ from .api import (
     summary,
     table,
 )
+from .api import (
+    bootstrap_with as bootstrap_with,  # for the interval plots (both kinds of options already resolved)
+)
 from .ranked_lists import ranked_list
 
 __all__ = [

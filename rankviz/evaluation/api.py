@@ -35,6 +35,9 @@ from .._errors import InputError
 from ..measures import Measure, aggregate, parse_measures
 from ..measures import dispatch as kernels
 from ..stats import many_systems as multiple
+from ..stats.intervals import bootstrap_of
+from ..stats.options import StatsOptions, with_stats_options
+from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from .pipeline import (
     aggregate_per_system,
     evaluated_cells,
@@ -238,21 +241,13 @@ def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
 
 
 @with_eval_options
+@with_stats_options
 def bootstrap(
-    run,
-    measures,
-    qrels=None,
-    *,
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    method: str = "bca",
-    rng=None,
-    batch: int | None = None,
-    options: EvalOptions,
+    run, measures, qrels=None, *, stats_options: StatsOptions, options: EvalOptions
 ) -> stats.BootstrapResults:
     """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
 
-    The statistics options are those of :func:`rankviz.stats.bootstrap`; the result is
+    The statistics are those of :func:`rankviz.stats.bootstrap`; the result is
     always a :class:`~rankviz.stats.BootstrapResults` (index it by system and
     measure, ``.to_frame()`` for a tidy table).
 
@@ -265,11 +260,16 @@ def bootstrap(
     >>> round(res["run", "RR@10"].estimate, 4)
     0.5557
     """
+    return bootstrap_with(run, measures, qrels, options=options, stats_options=stats_options)
+
+
+def bootstrap_with(
+    run, measures, qrels, *, options: EvalOptions, stats_options: StatsOptions
+) -> stats.BootstrapResults:
+    """:func:`bootstrap` with both kinds of options already validated (what the interval plots call)."""
     table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
     names = [m.name for m in _measures(measures, options)]
-    return stats.bootstrap(
-        table, names, n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng, batch=batch
-    )
+    return bootstrap_of(table, names, stats_options)
 
 
 def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str = "compare") -> pd.DataFrame:
@@ -290,6 +290,7 @@ def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str 
 
 
 @with_eval_options
+@with_stats_options(methods=DIFFERENCE_INTERVALS, method="t")
 def compare(
     runs,
     baseline: str,
@@ -298,11 +299,7 @@ def compare(
     *,
     test: str = "randomization",
     correction: str | None = "holm",
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    method: str = "t",
-    rng=None,
-    batch: int | None = None,
+    stats_options: StatsOptions,
     options: EvalOptions,
 ) -> stats.Comparison:
     """Evaluate several systems per query and compare each with a baseline (paired by query id).
@@ -315,7 +312,7 @@ def compare(
         The system the others are compared with.
     measures : str or list
     qrels : DataFrame, path or dict, optional
-    test, correction, n_resamples, confidence_level, method, rng, batch
+    test, correction
         See :func:`rankviz.stats.compare`.
 
     Returns
@@ -325,21 +322,11 @@ def compare(
     """
     table = _per_query_of_runs(runs, measures, qrels, options)
     names = [m.name for m in _measures(measures, options)]
-    return stats.compare(
-        table,
-        baseline=baseline,
-        measures=names,
-        test=test,
-        correction=correction,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=method,
-        rng=rng,
-        batch=batch,
-    )
+    return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
 @with_eval_options
+@with_stats_options(optional_level=True)
 def table(
     runs,
     measures,
@@ -348,11 +335,7 @@ def table(
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    confidence_level: float | None = 0.95,
-    method: str = "bca",
-    rng=None,
-    batch: int | None = None,
+    stats_options: StatsOptions,
     options: EvalOptions,
 ) -> multiple.SignificanceTable:
     """Evaluate several systems per query: the table of means with the systems each one significantly beats.
@@ -363,7 +346,7 @@ def table(
         A run with a ``system`` column, or ``{system name: run frame}``.
     measures : str or list
     qrels : DataFrame, path or dict, optional
-    test, correction, alpha, n_resamples, confidence_level, method, rng, batch
+    test, correction, alpha
         See :func:`rankviz.multiple.significance_table` (default: the randomized
         Tukey HSD over all systems, paired by query).
 
@@ -373,15 +356,7 @@ def table(
         ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view.
     """
     per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
-    return multiple.significance_table(
-        per_query,
-        [m.name for m in _measures(measures, options)],
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=method,
-        rng=rng,
-        batch=batch,
+    names = [m.name for m in _measures(measures, options)]
+    return multiple.significance_table_of(
+        per_query, names, test=test, correction=correction, alpha=alpha, cfg=stats_options, caller="table"
     )

@@ -9,27 +9,26 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import stats
 from .._core.checks import check_cutoff
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import TiesWarning, warn
 from ..measures import Measure
 from ..measures import dispatch as kernels
+from ..stats.intervals import bootstrap_of
+from ..stats.options import StatsOptions, with_stats_options
 from .pipeline import evaluated_cells, index_frame, metadata, system_cells, system_names, with_rel
 from .tie_effects import tie_spread
 
 __all__ = ["summary"]
 
 
-def _summary_intervals(j, keep, rr: Measure, values, confidence_level, n_resamples, rng) -> dict:
+def _summary_intervals(j, keep, rr: Measure, values, cfg: StatsOptions) -> dict:
     """{system: BootstrapResult of RR@k} (with its zero-share and non-zero intervals), or {} without a level."""
-    if confidence_level is None:
+    if cfg.confidence_level is None:
         return {}
     table = index_frame(j)
     table[rr.name] = values
-    results = stats.bootstrap(
-        table[keep].reset_index(drop=True), rr.name, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng
-    )
+    results = bootstrap_of(table[keep].reset_index(drop=True), [rr.name], cfg, "summary")
     return {r.system: r for r in results}
 
 
@@ -67,14 +66,13 @@ def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) ->
 
 
 @with_eval_options
+@with_stats_options(optional_level=True, exclude=("method", "batch"))
 def summary(
     run,
     qrels=None,
     *,
     k: int = 10,
-    confidence_level: float | None = 0.95,
-    n_resamples: int = 10_000,
-    rng=None,
+    stats_options: StatsOptions,
     options: EvalOptions,
 ) -> pd.DataFrame:
     """The table a careful analyst reports for a run, one row per system.
@@ -121,7 +119,7 @@ def summary(
     # attrs["rankviz"]["closed_world"] says whether the judgements were closed-world; no warning on top of it.
     j, keep, values = evaluated_cells(run, measures, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
-    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], confidence_level, n_resamples, rng)
+    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], stats_options)
     rows = []
     for s, (name, cells) in enumerate(system_cells(j, keep)):
         row = _summary_row(j, cells, values, first, measures, intervals.get(name))

@@ -16,6 +16,7 @@ import pandas as pd
 from .. import evaluation
 from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..measures import Measure
+from ..stats.options import StatsOptions, with_stats_options
 from . import style
 from .curves import measure_family, metric_at_k
 from .diagnosis import recall_vs_mrr
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["RunPlots"]
-
-
-def _statistics(n_resamples, confidence_level, method, rng) -> dict:
-    return {"n_resamples": n_resamples, "confidence_level": confidence_level, "method": method, "rng": rng}
 
 
 class RunPlots:
@@ -113,6 +110,7 @@ class RunPlots:
         )
 
     @with_eval_options
+    @with_stats_options
     def ci(
         self,
         qrels=None,
@@ -120,26 +118,18 @@ class RunPlots:
         measures=("RR@10", "nDCG@10"),
         baseline=None,
         sort=True,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "bca",
-        rng=None,
         ax=None,
+        stats_options: StatsOptions,
         options: EvalOptions,
         **kwargs,
     ) -> Axes:
         """Bootstrap ``measures`` per system and plot :func:`rankviz.plots.ci`."""
         drawing = self._drawing(kwargs, "ci", "hlines", "collections.LineCollection")
-        results = evaluation.bootstrap(
-            self._frame,
-            measures,
-            qrels,
-            **_statistics(n_resamples, confidence_level, method, rng),
-            **options.as_keywords(),
-        )
+        results = evaluation.bootstrap_with(self._frame, measures, qrels, options=options, stats_options=stats_options)
         return ci(results, baseline=baseline, sort=sort, ax=ax, **drawing)
 
     @with_eval_options
+    @with_stats_options
     def bootstrap_distribution(
         self,
         qrels=None,
@@ -147,11 +137,8 @@ class RunPlots:
         measure="RR@10",
         system=None,
         bins=50,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "bca",
-        rng=None,
         ax=None,
+        stats_options: StatsOptions,
         options: EvalOptions,
         **kwargs,
     ) -> Axes:
@@ -161,13 +148,7 @@ class RunPlots:
         :func:`rankviz.bootstrap`: the same ``rng`` gives the same interval.
         """
         drawing = self._drawing(kwargs, "bootstrap_distribution", "hist", "patches.Patch")
-        results = evaluation.bootstrap(
-            self._frame,
-            measure,
-            qrels,
-            **_statistics(n_resamples, confidence_level, method, rng),
-            **options.as_keywords(),
-        )
+        results = evaluation.bootstrap_with(self._frame, measure, qrels, options=options, stats_options=stats_options)
         return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
     @with_eval_options

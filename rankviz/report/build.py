@@ -223,12 +223,12 @@ def _check_report_options(caller: str, *, k, depth, rel, n_resamples, rng, timeo
     """Every option of :func:`build_report`, checked before any file is read or any notebook runs."""
     from .._core.checks import check_cutoff, check_int
     from .._errors import InputError
-    from ..stats.inference import settings
+    from ..stats.options import StatsOptions
 
     check_cutoff(k, caller, allow_none=False)
     check_cutoff(depth, caller, name="depth")
     check_int(rel, "rel", caller)
-    settings(caller, n_resamples, 0.95, "bca", None)  # the statistics' own minimum for the report's 95% intervals
+    StatsOptions.resolve(caller, n_resamples=n_resamples, rng=rng)  # the statistics' own checks, for 95% intervals
     check_int(rng, "rng", caller, low=0)
     check_int(timeout, "timeout", caller, low=1)
     if title is not None and not isinstance(title, str):

@@ -1,21 +1,19 @@
-"""What every statistic over per-query tables shares: reading the table, the settings, corrections.
+"""What every statistic over per-query tables shares: reading the table, corrections, small tests.
 
 :func:`measure_columns` and :func:`wide_by_system` read a per-query table (refusing
-repeated (system, query) rows and missing values, see :func:`check_cells`);
-:class:`Settings` holds the validated resampling options of one call; Wilson
+repeated (system, query) rows and missing values, see :func:`check_cells`); Wilson
 intervals, Holm and Benjamini-Hochberg corrections and the t-test live here so
 that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_choice, check_int, check_probability
+from .._core.checks import check_probability
 from .._core.columns import SINGLE_SYSTEM, row_label
 from .._core.per_query import PerQueryTable
 from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
@@ -24,8 +22,6 @@ from .results import ConfidenceInterval
 
 __all__ = [
     "SMALL_N",
-    "Settings",
-    "settings",
     "wilson_interval",
     "holm",
     "benjamini_hochberg",
@@ -171,34 +167,3 @@ def warn_notes(notes: list[str], caller: str) -> None:
 
 def seed_of(rng) -> int | None:
     return int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
-
-
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    n_resamples: int
-    confidence_level: float
-    method: str
-    batch: int | None
-
-    @property
-    def alpha(self) -> float:
-        return (1 - self.confidence_level) / 2
-
-
-def settings(
-    caller, n_resamples, confidence_level, method, batch, methods=("bca", "percentile", "bootstrap-t")
-) -> Settings:
-    confidence_level = check_probability(confidence_level, "confidence_level", caller)
-    n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
-    least = math.ceil(2 / (1 - confidence_level) - 1e-9)
-    if n_resamples < least:
-        raise InputError(
-            f"The 'n_resamples' parameter of {caller} must be at least {least} for a {confidence_level:.0%} interval "
-            f"(each tail needs at least one resample; the default is 10000). Got {n_resamples} instead."
-        )
-    return Settings(
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=check_choice(str(method).lower(), "method", caller, methods),
-        batch=None if batch is None else check_int(batch, "batch", caller, low=1),
-    )

@@ -8,28 +8,16 @@ import numpy as np
 import pandas as pd
 
 from .._core.per_query import per_query_table
-from .inference import (
-    SMALL_N,
-    Settings,
-    benjamini_hochberg,
-    holm,
-    measure_columns,
-    settings,
-    warn_notes,
-    wide_by_system,
-    wilson_interval,
-)
-from .paired import DIFFERENCE_INTERVALS, compare, paired_differences, power
-from .power_analysis import PowerResult
+from .inference import SMALL_N, measure_columns, warn_notes, wide_by_system, wilson_interval
+from .options import StatsOptions, with_stats_options
 from .resampling import (
     batch_size,
     bca_or_percentile,
-    call_entropy,
     query_stream,
     resampled_sums,
     studentized_interval,
 )
-from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .results import BootstrapResult, BootstrapResults, ConfidenceInterval
 
 #: a mean's interval under-covers when fewer than FEW_NONZERO queries are non-zero and at least ZERO_HEAVY of them
 #: are zero: calibrated by benchmarks/coverage.py (fires with probability >= 0.927 in every cell under 0.93 coverage
@@ -37,26 +25,12 @@ from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceIn
 FEW_NONZERO = 15
 ZERO_HEAVY = 0.8
 
-__all__ = [
-    "ConfidenceInterval",
-    "BootstrapResult",
-    "BootstrapResults",
-    "Comparison",
-    "bootstrap",
-    "compare",
-    "paired_differences",
-    "wilson_interval",
-    "holm",
-    "benjamini_hochberg",
-    "power",
-    "PowerResult",
-    "DIFFERENCE_INTERVALS",
-]
+__all__ = ["bootstrap", "bootstrap_of", "FEW_NONZERO", "ZERO_HEAVY"]
 
 # ----------------------------------------------------------------------------- bootstrap
 
 
-def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: Settings, method_used, notes) -> dict:
+def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: StatsOptions, method_used, notes) -> dict:
     """RR measures: the zero share with its Wilson interval and the MRR over non-zero queries with its interval."""
     k = int(nonzero.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -81,7 +55,7 @@ def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: Settings, method_used, no
     }
 
 
-def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: Settings) -> BootstrapResult:
+def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: StatsOptions) -> BootstrapResult:
     """The bootstrap result of one system x measure from the shared resampled sums (of squares: ``sq_col``)."""
     x = columns[:, col]
     notes = []
@@ -129,7 +103,7 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: Settings) -
     )
 
 
-def _group_intervals(wide, queries, members, names, entropy, cfg: Settings) -> list[BootstrapResult]:
+def _group_intervals(wide, queries, members, names, entropy, cfg: StatsOptions) -> list[BootstrapResult]:
     """Intervals of the systems that share one set of queries (sorted), resampled together (paired)."""
     blocks, layout = [], []
     for name in members:
@@ -149,16 +123,8 @@ def _group_intervals(wide, queries, members, names, entropy, cfg: Settings) -> l
     return [_one_interval(name, measure, columns, col, sq, sums, n, cfg) for name, measure, col, sq in layout]
 
 
-def bootstrap(
-    table: pd.DataFrame,
-    measures=None,
-    *,
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    method: str = "bca",
-    rng=None,
-    batch: int | None = None,
-) -> BootstrapResults:
+@with_stats_options
+def bootstrap(table: pd.DataFrame, measures=None, *, stats_options: StatsOptions) -> BootstrapResults:
     """Bootstrap confidence intervals of mean measures, resampling queries.
 
     Parameters
@@ -167,13 +133,6 @@ def bootstrap(
         A per-query table: ``query_id``, optional ``system``, one column per measure.
     measures : str or list of str, optional
         Which measure columns (names like ``"RR@10"``; aliases are parsed). Default: all.
-    n_resamples : int, default 10000
-    confidence_level : float, default 0.95
-    method : {'bca', 'percentile'}, default 'bca'
-    rng : None, int or numpy.random.Generator
-        Seed for reproducible resamples.
-    batch : int, optional
-        Resamples drawn at once (bounds memory); by default about 4 M counts at a time.
 
     Returns
     -------
@@ -199,12 +158,15 @@ def bootstrap(
     >>> round(res.estimate, 4), res.method
     (0.4375, 'bca')
     """
-    caller = "bootstrap"
-    cfg = settings(caller, n_resamples, confidence_level, method, batch)
+    return bootstrap_of(table, measures, stats_options)
+
+
+def bootstrap_of(table: pd.DataFrame, measures, cfg: StatsOptions, caller: str = "bootstrap") -> BootstrapResults:
+    """:func:`bootstrap` with its options already validated (what the run-level functions call)."""
     resolved = per_query_table(table, caller)
     names = measure_columns(resolved, measures, caller)
     wide = wide_by_system(resolved, names, caller)
-    entropy = call_entropy(rng, caller)
+    entropy = cfg.entropy
     groups: dict[tuple, list] = {}
     for name, frame in wide.items():
         groups.setdefault(tuple(sorted(frame.index)), []).append(name)

@@ -37,23 +37,23 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_choice, check_int, check_probability
+from .._core.checks import check_choice, check_probability
 from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
-from . import intervals as stats
+from . import intervals
 from .inference import (
     benjamini_hochberg,
     holm,
     measure_columns,
-    seed_of,
     t_test_p,
     warn_notes,
     wide_by_system,
 )
-from .resampling import batch_size, call_entropy, query_stream, randomization_p
+from .options import StatsOptions, with_stats_options
+from .resampling import batch_size, query_stream, randomization_p
 from .table_exports import SignificanceTable, system_labels
 
-__all__ = ["TESTS", "CORRECTIONS", "tukey_hsd_p", "all_pairs", "significance_table"]
+__all__ = ["TESTS", "CORRECTIONS", "tukey_hsd_p", "all_pairs", "significance_table", "significance_table_of"]
 
 #: the tests of all_pairs() and significance_table()
 TESTS = ("tukey", "randomization", "t", "wilcoxon")
@@ -196,7 +196,7 @@ def _resolve(table, measures, caller: str):
     return names, {name: frame.loc[queries] for name, frame in wide.items()}, queries
 
 
-def _check_options(test, correction, n_resamples, caller: str):
+def _check_options(test, correction, caller: str):
     test = check_choice(test, "test", caller, TESTS)
     correction = check_choice(correction, "correction", caller, CORRECTIONS)
     if test == "tukey" and correction not in ("auto", None):
@@ -206,7 +206,7 @@ def _check_options(test, correction, n_resamples, caller: str):
             "Pass correction='auto' (or None), or a pairwise test such as test='randomization' with the correction."
         )
     resolved = None if test == "tukey" else ("holm" if correction == "auto" else correction)
-    return test, resolved, check_int(n_resamples, "n_resamples", caller, low=1)
+    return test, resolved
 
 
 def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -> tuple[list[dict], list[str]]:
@@ -268,6 +268,7 @@ def _corrected(pairs: pd.DataFrame, correction: str | None, alpha: float) -> pd.
     return pairs
 
 
+@with_stats_options(optional_level=True, exclude=("confidence_level", "method"))
 def all_pairs(
     table: pd.DataFrame,
     measures=None,
@@ -275,9 +276,7 @@ def all_pairs(
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    rng=None,
-    batch: int | None = None,
+    stats_options: StatsOptions,
 ) -> pd.DataFrame:
     """Paired tests of every pair of systems, per measure, on a per-query table.
 
@@ -295,10 +294,7 @@ def all_pairs(
         nothing for Tukey's HSD (which controls the family-wise error itself).
     alpha : float, default 0.05
         A pair is significant when its corrected p-value is below ``alpha``.
-    n_resamples : int, default 10000
-        Permutations (Tukey) or sign flips (randomization) per pair or family.
-    rng : None, int or numpy.random.Generator
-    batch : int, optional
+    (``n_resamples``: permutations (Tukey) or sign flips (randomization) per pair or family.)
 
     Returns
     -------
@@ -323,51 +319,44 @@ def all_pairs(
     1      a     c       0.200   0.5833
     2      b     c      -0.175   0.6667
     """
-    pairs, _, _ = _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, "all_pairs")
+    pairs, _ = _tested(table, measures, test, correction, alpha, stats_options, "all_pairs")
     return pairs
 
 
-def _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, caller: str):
+def _tested(table, measures, test, correction, alpha, cfg: StatsOptions, caller: str):
     """(pairs with their settings in attrs, {system: wide frame}, the call's entropy): what both public functions share."""
-    test, resolved_correction, n_resamples = _check_options(test, correction, n_resamples, caller)
+    test, resolved_correction = _check_options(test, correction, caller)
     alpha = check_probability(alpha, "alpha", caller)
     names, wide, queries = _resolve(table, measures, caller)
-    entropy = call_entropy(rng, caller)
     notes: list[str] = []
-    rows, exact = _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes)
+    rows, exact = _pair_rows(wide, names, queries, test, cfg.n_resamples, cfg.entropy, cfg.batch, notes)
     warn_notes(notes, caller)
     pairs = _corrected(pd.DataFrame(rows), resolved_correction, alpha)
     pairs.attrs["rankviz"] = {
         "test": test,
         "correction": resolved_correction,
         "alpha": alpha,
-        "n_resamples": n_resamples,
+        "n_resamples": cfg.n_resamples,
         "measures": names,
-        "rng": seed_of(rng),
+        "rng": cfg.seed,
         "exact": tuple(exact),
         "n_queries": len(queries),
         "notes": tuple(dict.fromkeys(notes)),
     }
-    return pairs, wide, entropy
+    return pairs, wide
 
 
-def _intervals(table, names, confidence_level, n_resamples, method, rng, entropy, batch):
+def _intervals(table, names, cfg: StatsOptions):
     """(ci_low, ci_high) frames (system x measure) from stats.bootstrap, or (None, None)."""
-    if confidence_level is None:
+    if cfg.confidence_level is None:
         return None, None
-    seed = (
-        rng
-        if seed_of(rng) is not None
-        else int(np.random.SeedSequence(list(entropy)).generate_state(1, np.uint64)[0] >> 1)
-    )
-    results = stats.bootstrap(
-        table, names, n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=seed, batch=batch
-    ).to_frame()
+    results = intervals.bootstrap_of(table, names, cfg, "significance_table").to_frame()
     low = results.pivot(index="system", columns="measure", values="ci_low")
     high = results.pivot(index="system", columns="measure", values="ci_high")
     return low, high
 
 
+@with_stats_options(optional_level=True)
 def significance_table(
     table: pd.DataFrame,
     measures=None,
@@ -375,11 +364,7 @@ def significance_table(
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    confidence_level: float | None = 0.95,
-    method: str = "bca",
-    rng=None,
-    batch: int | None = None,
+    stats_options: StatsOptions,
 ) -> SignificanceTable:
     """The systems x measures table of means, with the systems each one is significantly better than.
 
@@ -389,13 +374,11 @@ def significance_table(
         A per-query table with a ``system`` column (every system on the same queries).
     measures : str or list, optional
         Measure columns, in the order of the table's columns (default: all).
-    test, correction, alpha, n_resamples, batch
+    test, correction, alpha
         See :func:`all_pairs`.
-    confidence_level : float or None, default 0.95
-        Bootstrap intervals of each mean (:func:`rankviz.stats.bootstrap`, with
-        ``method`` and the same seed); None leaves them out.
-    method : {'bca', 'percentile', 'bootstrap-t'}, default 'bca'
-    rng : None, int or numpy.random.Generator
+
+    ``confidence_level`` adds bootstrap intervals of each mean (:func:`rankviz.stats.bootstrap`, with
+    ``method`` and the same seed); ``confidence_level=None`` leaves them out.
 
     Returns
     -------
@@ -414,15 +397,20 @@ def significance_table(
     >>> result.better_than("a", "AP"), result.better_than("b", "AP")
     (('b',), ())
     """
-    if confidence_level is not None:
-        confidence_level = check_probability(confidence_level, "confidence_level", "table")
-    pairs, wide, entropy = _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, "table")
+    return significance_table_of(table, measures, test=test, correction=correction, alpha=alpha, cfg=stats_options)
+
+
+def significance_table_of(
+    table, measures, *, test, correction, alpha, cfg: StatsOptions, caller: str = "significance_table"
+) -> SignificanceTable:
+    """:func:`significance_table` with its statistics options already validated (what ``rankviz.table`` calls)."""
+    pairs, wide = _tested(table, measures, test, correction, alpha, cfg, caller)
     how = pairs.attrs["rankviz"]
     names, systems = how["measures"], tuple(wide)
     means = pd.DataFrame(
         {m: [float(wide[s][m].mean()) for s in systems] for m in names}, index=pd.Index(systems, name="system")
     )
-    low, high = _intervals(table, names, confidence_level, how["n_resamples"], method, rng, entropy, batch)
+    low, high = _intervals(table, names, cfg)
     return SignificanceTable(
         systems=systems,
         measures=tuple(names),
@@ -434,7 +422,7 @@ def significance_table(
         test=how["test"],
         correction=how["correction"],
         alpha=how["alpha"],
-        confidence_level=confidence_level,
+        confidence_level=cfg.confidence_level,
         n_resamples=how["n_resamples"],
         rng=how["rng"],
         n_queries=how["n_queries"],

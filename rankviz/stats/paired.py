@@ -23,22 +23,19 @@ from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
 from .inference import (
     SMALL_N,
-    Settings,
     benjamini_hochberg,
     holm,
     measure_columns,
-    seed_of,
-    settings,
     t_quantile,
     t_test_p,
     warn_notes,
     wide_by_system,
 )
+from .options import StatsOptions, with_stats_options
 from .power_analysis import PowerResult, power_of
 from .resampling import (
     batch_size,
     bca_or_percentile,
-    call_entropy,
     query_stream,
     randomization_p,
     resampled_sums,
@@ -46,7 +43,7 @@ from .resampling import (
 )
 from .results import Comparison
 
-__all__ = ["DIFFERENCE_INTERVALS", "paired_differences", "compare", "power"]
+__all__ = ["DIFFERENCE_INTERVALS", "paired_differences", "compare", "compare_of", "power"]
 
 #: intervals of a paired mean difference that compare() offers (``method=``)
 DIFFERENCE_INTERVALS = ("t", "bootstrap-t", "bca", "percentile")
@@ -84,7 +81,7 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     return joined
 
 
-def _difference_interval(d, mean, sd, sums, sums_sq, cfg: Settings):
+def _difference_interval(d, mean, sd, sums, sums_sq, cfg: StatsOptions):
     """(low, high, note) of the mean difference by ``cfg.method``: 't', 'bootstrap-t', 'bca' or 'percentile'."""
     n = len(d)
     if cfg.method == "t":
@@ -99,7 +96,7 @@ def _difference_interval(d, mean, sd, sums, sums_sq, cfg: Settings):
     return low, high, note
 
 
-def _paired_row(d, b, s, sums, sums_sq, cfg: Settings, test, p_random, label, notes) -> dict:
+def _paired_row(d, b, s, sums, sums_sq, cfg: StatsOptions, test, p_random, label, notes) -> dict:
     """The comparison row of one system x measure from its per-query differences ``d``."""
     n = len(d)
     mean = float(d.mean())
@@ -165,7 +162,9 @@ def _shared_queries(base_ids: pd.Index, other_ids: pd.Index) -> tuple[list, np.n
     return [ids[i] for i in order], in_base[s_rows], s_rows
 
 
-def _compare_one(name, baseline, base, other, names, entropy, cfg: Settings, test, notes) -> tuple[list[dict], bool]:
+def _compare_one(
+    name, baseline, base, other, names, entropy, cfg: StatsOptions, test, notes
+) -> tuple[list[dict], bool]:
     """Rows of one system against the baseline (every measure), and whether its randomization test was exact.
 
     The pair's resamples and sign flips come from the stream of its shared queries
@@ -196,6 +195,7 @@ def _compare_one(name, baseline, base, other, names, entropy, cfg: Settings, tes
     return rows, exact
 
 
+@with_stats_options(methods=DIFFERENCE_INTERVALS, method="t")
 def compare(
     table: pd.DataFrame,
     *,
@@ -203,11 +203,7 @@ def compare(
     measures=None,
     test: str = "randomization",
     correction: str | None = "holm",
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    method: str = "t",
-    rng=None,
-    batch: int | None = None,
+    stats_options: StatsOptions,
 ) -> Comparison:
     """Paired comparisons of every system against a baseline, per measure.
 
@@ -224,19 +220,6 @@ def compare(
         Wilcoxon's signed-rank test (zero differences dropped).
     correction : {'holm', 'bh', None}, default 'holm'
         Multiple-comparison correction over every system x measure of the call.
-    n_resamples : int, default 10000
-        For a bootstrap interval and the randomization test.
-    confidence_level : float, default 0.95
-    method : {'t', 'bootstrap-t', 'bca', 'percentile'}, default 't'
-        The interval of the mean difference in ``ci_low``/``ci_high`` (named in
-        ``ci_method``): the paired t-interval, the studentized bootstrap, or the
-        BCa/percentile bootstrap. The default is the one that holds its level on
-        IR-shaped paired data: in ``benchmarks/coverage.py`` (latent-difficulty
-        model, 30-70% tied queries, RR- and nDCG-like, n = 25-100) the t-interval
-        covered 0.940-0.954 at 95% (20,000 replicates per cell), the bootstrap
-        intervals 0.83-0.95 (2,000; short at n <= 50). See ``docs/statistics.md``.
-    rng : None, int or numpy.random.Generator
-    batch : int, optional
 
     Returns
     -------
@@ -252,12 +235,24 @@ def compare(
 
     Notes
     -----
+    ``method`` chooses the interval of the mean difference in ``ci_low``/``ci_high`` (named in
+    ``ci_method``). The default, the paired t-interval, is the one that holds its level on
+    IR-shaped paired data: in ``benchmarks/coverage.py`` (latent-difficulty model, 30-70% tied
+    queries, RR- and nDCG-like, n = 25-100) it covered 0.940-0.954 at 95% (20,000 replicates per
+    cell), the bootstrap intervals 0.83-0.95 (2,000; short at n <= 50). See ``docs/statistics.md``.
+    ``n_resamples`` serves a bootstrap interval and the randomization test.
+
     Pairing is by query id, never by row order; queries present for only one of
     the two systems are left out of that pair (with ``missing='zero'`` evaluation
     every judged query is present for every system).
     """
-    caller = "compare"
-    cfg = settings(caller, n_resamples, confidence_level, method, batch, methods=DIFFERENCE_INTERVALS)
+    return compare_of(table, baseline=baseline, measures=measures, test=test, correction=correction, cfg=stats_options)
+
+
+def compare_of(
+    table, *, baseline, measures, test, correction, cfg: StatsOptions, caller: str = "compare"
+) -> Comparison:
+    """:func:`compare` with its statistics options already validated (what ``rankviz.compare`` calls)."""
     test = check_choice(test, "test", caller, ("randomization", "t", "wilcoxon"))
     correction = check_choice(correction, "correction", caller, ("holm", "bh", None))
     resolved = per_query_table(table, caller)
@@ -274,7 +269,7 @@ def compare(
     others = [s for s in wide if s != baseline]
     if not others:
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
-    entropy = call_entropy(rng, caller)
+    entropy = cfg.entropy
     rows, notes, exact_systems = [], [], []
     for name in others:
         part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, entropy, cfg, test, notes)
@@ -293,7 +288,7 @@ def compare(
         method=cfg.method,
         confidence_level=cfg.confidence_level,
         n_resamples=cfg.n_resamples,
-        rng=seed_of(rng),
+        rng=cfg.seed,
         exact_randomization=tuple(exact_systems),
         notes=tuple(dict.fromkeys(notes)),
     )

@@ -1,0 +1,172 @@
+"""Statistics options: one validated value, resolved once at the public boundary.
+
+Every function that resamples or tests (``rankviz.stats.bootstrap``, ``compare``, ``all_pairs``,
+``significance_table``, their run-level twins ``rankviz.bootstrap``/``compare``/``table``,
+``summary``, the interval plots) takes the same keyword-only options, ``n_resamples``,
+``confidence_level``, ``method``, ``rng`` and ``batch``. :func:`with_stats_options` puts them
+into the function's signature (``help()`` and Shift-Tab show each with its default and one
+shared description), validates them once into a :class:`StatsOptions` value, and hands that
+value on. The seed is turned into its entropy once, here: the functions below the boundary
+pass the value itself, never a seed made again from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import math
+
+from .._core.checks import check_choice, check_int, check_probability
+from .._errors import InputError, UnknownOptionError
+from .resampling import call_entropy
+
+__all__ = ["StatsOptions", "with_stats_options", "BOOTSTRAP_METHODS", "OPTION_NAMES"]
+
+#: the intervals of one mean (stats.bootstrap); a difference also has the paired t-interval (stats.compare)
+BOOTSTRAP_METHODS = ("bca", "percentile", "bootstrap-t")
+
+OPTION_NAMES = ("n_resamples", "confidence_level", "method", "rng", "batch")
+
+_DOCS = {
+    "n_resamples": (
+        "int, default 10000",
+        "Bootstrap resamples, sign flips or permutations. An interval needs at least 2 / (1 - "
+        "confidence_level) of them (40 at 95%), so that each tail holds one.",
+    ),
+    "confidence_level": ("float, default 0.95", "The intervals' confidence level, strictly between 0 and 1."),
+    "method": (
+        "{methods}, default {default!r}",
+        "Which interval: BCa (Efron & Tibshirani 1993, ch. 14), percentile (as scipy.stats.bootstrap computes "
+        "it), bootstrap-t (studentized){t}. See docs/statistics.md for the coverage of each on IR-shaped data.",
+    ),
+    "rng": (
+        "None, int >= 0 or numpy.random.Generator",
+        "The seed. A system's resamples depend only on it and the system's query ids, never on row order or on "
+        "the other systems of the call; None draws fresh entropy.",
+    ),
+    "batch": (
+        "int, optional",
+        "Resamples drawn at once (bounds memory); by default about 4 M counts at a time.",
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class StatsOptions:
+    """The statistics options of one call, validated (see :func:`with_stats_options` for their meaning).
+
+    ``entropy`` is the seed material of the call (``rng`` turned into integers once); ``seed`` is
+    ``rng`` when it was an int (what results record), else None.
+    """
+
+    n_resamples: int = 10_000
+    confidence_level: float | None = 0.95
+    method: str = "bca"
+    batch: int | None = None
+    seed: int | None = None
+    entropy: tuple[int, ...] = ()
+
+    @property
+    def alpha(self) -> float:
+        """Each tail's probability, ``(1 - confidence_level) / 2``."""
+        return (1 - (self.confidence_level or 0.95)) / 2
+
+    @classmethod
+    def resolve(
+        cls,
+        caller: str,
+        *,
+        n_resamples=10_000,
+        confidence_level=0.95,
+        method="bca",
+        rng=None,
+        batch=None,
+        methods=BOOTSTRAP_METHODS,
+        optional_level: bool = False,
+    ) -> StatsOptions:
+        """Validate raw keyword values (the one place the statistics options are checked)."""
+        level = None
+        if confidence_level is not None or not optional_level:
+            level = check_probability(confidence_level, "confidence_level", caller)
+        n_resamples = check_int(n_resamples, "n_resamples", caller, low=1)
+        if level is not None:
+            least = math.ceil(2 / (1 - level) - 1e-9)
+            if n_resamples < least:
+                raise InputError(
+                    f"The 'n_resamples' parameter of {caller} must be at least {least} for a {level:.0%} interval "
+                    f"(each tail needs at least one resample; the default is 10000). Got {n_resamples} instead."
+                )
+        seed = int(rng) if isinstance(rng, int) and not isinstance(rng, bool) else None
+        return cls(
+            n_resamples=n_resamples,
+            confidence_level=level,
+            method=check_choice(str(method).lower(), "method", caller, methods),
+            batch=None if batch is None else check_int(batch, "batch", caller, low=1),
+            seed=seed,
+            entropy=call_entropy(rng, caller),
+        )
+
+    def replace(self, **changes) -> StatsOptions:
+        return dataclasses.replace(self, **changes)
+
+
+def _options_doc(names, methods, default_method) -> str:
+    lines = ["", "    Statistics options (keyword-only, the same for every statistics call)", "    " + "-" * 68]
+    for name in names:
+        kind, text = _DOCS[name]
+        if name == "method":
+            kind = kind.format(methods="{" + ", ".join(repr(m) for m in methods) + "}", default=default_method)
+            text = text.format(t=", or the paired t-interval ('t')" if "t" in methods else "")
+        lines.append(f"    {name} : {kind}")
+        lines.append(f"        {text}")
+    return "\n".join(lines) + "\n"
+
+
+def with_stats_options(
+    func=None,
+    *,
+    methods: tuple[str, ...] = BOOTSTRAP_METHODS,
+    method: str = "bca",
+    optional_level: bool = False,
+    exclude: tuple[str, ...] = (),
+):
+    """Give ``func`` the statistics options as keyword-only parameters.
+
+    ``func`` declares a keyword-only parameter ``stats_options`` (a :class:`StatsOptions`); the
+    wrapper's signature replaces it with one parameter per option (``methods`` and ``method``: the
+    intervals it offers and its default; ``optional_level``: ``confidence_level=None`` leaves the
+    intervals out; ``exclude``: options it does not take), validates them once and calls ``func``
+    with the value. It composes with :func:`rankviz._core.options.with_eval_options` (put that one
+    outside).
+    """
+    if func is None:
+        return functools.partial(
+            with_stats_options, methods=methods, method=method, optional_level=optional_level, exclude=exclude
+        )
+    own = inspect.signature(func)
+    params = [p for p in own.parameters.values() if p.name != "stats_options"]
+    names = [n for n in OPTION_NAMES if n not in exclude]
+    defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": method, "rng": None, "batch": None}
+    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=defaults[n]) for n in names]
+    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
+    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
+    caller = func.__name__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnknownOptionError(f"{caller}(): {exc}") from None
+        given = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in names}
+        values = {**{n: defaults[n] for n in names}, **given}  # this function's defaults (method='t' for compare)
+        resolved = StatsOptions.resolve(caller, methods=methods, optional_level=optional_level, **values)
+        return func(*bound.args, **bound.kwargs, stats_options=resolved)
+
+    wrapper.__signature__ = signature  # type: ignore[attr-defined]
+    if func.__doc__:
+        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(names, methods, method)
+    return wrapper
