@@ -15,7 +15,7 @@ import functools
 import inspect
 
 from .._errors import UnknownOptionError
-from .checks import check_choice, check_cutoff, check_int
+from .checks import check_choice, check_cutoff, check_rel
 from .columns import Columns
 
 __all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
@@ -28,7 +28,8 @@ _DOCS = {
         "int, optional",
         "Minimum grade that counts as relevant (trec_eval ``-l``), applied to every measure that takes "
         "``rel`` and was not given its own (``RR(rel=3)@10`` keeps 3); labels carry it (``RR(rel=2)@10``). "
-        "nDCG uses every grade as its gain and ignores it. Default: 1.",
+        "nDCG uses every grade as its gain and ignores it. An int >= 0 (negative levels, whose meaning in "
+        "trec_eval counts unjudged documents as relevant, are refused). Default: 1.",
     ),
     "depth": ("int, optional", "Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``)."),
     "missing": (
@@ -86,7 +87,7 @@ class EvalOptions:
         """Validate raw keyword values into an :class:`EvalOptions` (the one place options are checked)."""
         rel = values.get("rel")
         return cls(
-            rel=None if rel is None else check_int(rel, "rel", caller),
+            rel=None if rel is None else check_rel(rel, caller),
             depth=check_cutoff(values.get("depth"), caller, name="depth"),
             missing=check_choice(values.get("missing", "zero"), "missing", caller, ("zero", "drop", "error")),
             duplicates=check_choice(values.get("duplicates", "error"), "duplicates", caller, ("error", "first")),

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .._errors import DuplicateError, InputError
-from .columns import Columns, find_column, is_listlike, is_missing, row_label
+from .._errors import DuplicateError, InputError, QueryIdWarning, warn
+from .columns import ALIASES, FALLBACK_ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from .id_codes import encode
 from .long_run import MAX_EXACT, MISSING_DOC, QrelsArrays, RunArrays, id_array
 
@@ -28,9 +28,23 @@ def _query_labels(frame: pd.DataFrame, columns: Columns) -> pd.Series:
     name = find_column(frame, "query", columns.query, required=False, what="run")
     if name is not None:
         return frame[name]
+    looked = ", ".join(repr(a) for a in ALIASES["query"] + FALLBACK_ALIASES["query"])
     if isinstance(frame.index, pd.RangeIndex):
-        # No query column and a default index: number the queries by their row.
+        # No query column and a default index: number the queries by their row, and say so.
+        warn(
+            f"The run has no query-id column (looked for {looked}; its columns are {columns_text(frame)}), so its "
+            f"{len(frame)} rows are numbered '0', '1', ... as query ids. Name the column with "
+            "columns={'query': 'your_column'} if there is one.",
+            QueryIdWarning,
+        )
         return pd.Series(frame.index.astype(str), index=frame.index, name="query")
+    if frame.index.name is None:
+        warn(
+            f"The run has no query-id column (looked for {looked}), so the labels of its index "
+            f"({row_label(frame.index[0])}, ...) are the query ids. Name the index (frame.rename_axis('query_id')) "
+            "or the column (columns={'query': ...}) to silence this.",
+            QueryIdWarning,
+        )
     return pd.Series(frame.index, index=frame.index, name=frame.index.name or "query")
 
 
@@ -78,7 +92,7 @@ def _grade(value, doc: str, column: str, row) -> int:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer. Got {value!r}."
         )
-    if value != int(value) or abs(value) > MAX_EXACT:
+    if not np.isfinite(value) or value != int(value) or abs(value) > MAX_EXACT:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer within "
             f"+-2**53. Got {value!r}."
@@ -86,10 +100,21 @@ def _grade(value, doc: str, column: str, row) -> int:
     return int(value)
 
 
+def _is_grade_series(value) -> bool:
+    """A pandas Series of numbers indexed by doc ids (not 0, 1, 2, ...): ``pd.Series({"b": 1, "c": 2})``."""
+    return (
+        isinstance(value, pd.Series)
+        and not isinstance(value.index, pd.RangeIndex)
+        and (pd.api.types.is_numeric_dtype(value.dtype) or pd.api.types.is_bool_dtype(value.dtype))
+    )
+
+
 def _relevant_grades(value, column: str, row) -> dict[str, int]:
     """{doc id: grade} of one row's relevant ids (a list/set of ids, or an {id: grade} dict); missing ids name nothing."""
     if is_missing(value):
         return {}
+    if _is_grade_series(value):
+        value = dict(value.items())  # grades indexed by doc id: {id: grade}
     if isinstance(value, Mapping):
         pairs = [(_list_id(k, column, row, "relevant"), v) for k, v in value.items()]
         return {d: _grade(g, d, column, row) for d, g in pairs if d is not None}
@@ -116,8 +141,15 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     keys = pd.DataFrame({"s": systems if systems is not None else "", "q": qids})
     if keys.duplicated().any():
         bad = keys[keys.duplicated()].iloc[0]
+        hint = (
+            f" If the rows are several systems (retrievers), name the column that says which: "
+            f"columns={{'system': 'your_column'}} (the columns are {columns_text(frame)})."
+            if sys_name is None
+            else ""
+        )
         raise DuplicateError(
-            f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is expected."
+            f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is "
+            f"expected.{hint}"
         )
 
     flat, lengths = _retrieved_ids(frame, retrieved)
