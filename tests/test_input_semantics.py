@@ -147,3 +147,33 @@ def test_several_systems_without_a_system_column_suggest_columns_system():
     with pytest.raises(rankviz.DuplicateError, match=r"columns=\{'system': 'your_column'\}.*'engine'"):
         rankviz.evaluate(log, ["RR"])
     assert rankviz.evaluate(log, ["RR"], columns={"system": "engine"})["RR"].tolist() == [1.0, 0.0]
+
+
+# ------------------------------------------------------------------ issue 23 item 6: ids spelled differently
+
+
+@pytest.mark.parametrize("spelling", ["{} ", " {}", "{}\u00a0", "\u200b{}", "{}\ufeff", "{}\t"], ids=repr)
+def test_ids_that_match_only_without_spaces_or_invisible_characters(spelling):
+    run = RUN.assign(doc_id=[spelling.format(d) for d in RUN["doc_id"]])
+    with pytest.warns(
+        rankviz.UnmatchedIdsWarning, match=r"3 distinct retrieved doc id\(s\) are not in the qrels but equal"
+    ):
+        assert rankviz.evaluate(run, ["RR"], QRELS)["RR"].item() == 0.0
+
+
+def test_ids_that_match_only_ignoring_case_even_when_some_match():
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["x", "B", "a"], "score": [3.0, 2.0, 1.0]})
+    with pytest.warns(rankviz.UnmatchedIdsWarning, match=r"the run has 'B' where the qrels have 'b'"):
+        assert rankviz.evaluate(run, ["RR"], QRELS)["RR"].item() == pytest.approx(1 / 3)  # 'a' still matches
+
+
+def test_a_small_run_sharing_no_doc_id_with_the_qrels_warns():
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
+    with pytest.warns(rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged"):
+        assert rankviz.evaluate(run, ["RR"], QRELS)["RR"].item() == 0.0
+
+
+def test_ids_spelled_alike_say_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rankviz.evaluate(RUN, ["RR"], QRELS)["RR"].item() == pytest.approx(1 / 3)

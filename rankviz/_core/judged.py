@@ -52,10 +52,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
+from .._errors import DuplicateError, InputError
 from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
+from .id_spelling import warn_id_spelling
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
@@ -319,18 +320,6 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
     return num_ret
 
 
-def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
-    """Every measure would be 0: say so, with ids from both sides (a prefix, a suffix or spaces often differ)."""
-    run_docs = ", ".join(repr(d) for d in run.docs.slice(0, 3).to_pylist())
-    judged = ", ".join(repr(d) for d in qj.doc_ids[:3].tolist())
-    warn(
-        f"No retrieved document of any evaluated query is judged in the qrels, so every measure is 0. Run doc ids "
-        f"look like {run_docs}; judged ones like {judged}. If they name the same documents differently (a prefix, "
-        "case, spaces, leading zeros), make them match before evaluating.",
-        UnmatchedIdsWarning,
-    )
-
-
 def _judge_arrays(
     run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False
 ) -> Judged:
@@ -345,10 +334,8 @@ def _judge_arrays(
     repeats, judged_rows, judged_grade = _judgements_of_rows(
         run, qj, qs, cell, row_q, grade, src, int(np.count_nonzero(num_ret))
     )
-    # One query retrieving nothing judged is a plain failure; several, with no judged document at all, is a sign
-    # that the two sides spell their ids differently.
-    if qj is not None and not len(judged_rows) and len(qj.doc_ids) and len(cell) >= 10 and len(np.unique(row_q)) >= 2:
-        _warn_no_judged_document(run, qj)
+    if qj is not None and len(cell):  # nothing judged, or ids that match only respelled: say so, whatever the size
+        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)))
     del row_q, grade
     drop = _duplicate_rows(cell, repeats, key, run.docs, src, duplicates, run, qs.ids, n_q)
     if drop is not None:
