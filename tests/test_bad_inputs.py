@@ -188,17 +188,19 @@ def test_huge_grades_are_refused_in_frames_and_dicts():
 def test_doc_ids_read_as_numbers_warn():
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": [123, 124], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["00123"], "relevance": [1]})
-    with pytest.warns(
-        rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"
-    ):
-        rankviz.evaluate(run, "RR", qrels)
+    with pytest.warns(rankviz.UnmatchedIdsWarning, match="No retrieved document"):  # and every measure is 0
+        with pytest.warns(
+            rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"
+        ):
+            rankviz.evaluate(run, "RR", qrels)
 
 
 def test_run_and_qrels_sharing_no_doc_id_warn():
     run = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 5, "doc_id": [f"doc{i} " for i in range(10)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["doc1", "doc6"], "relevance": [1, 1]})
     with pytest.warns(
-        rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged.*'doc0 '"
+        rankviz.UnmatchedIdsWarning,
+        match=r"2 distinct retrieved doc id\(s\) are not in the qrels.*'doc1 ' where the qrels have 'doc1'",
     ):
         assert rankviz.evaluate(run, "RR", qrels)["RR"].item() == 0.0
 

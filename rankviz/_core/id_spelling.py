@@ -4,8 +4,9 @@ Two checks run after the qrels join, on any size of input:
 
 - no retrieved document of any evaluated query is judged at all (every measure is 0);
 - some retrieved ids are not in the qrels but equal a judged id once surrounding whitespace
-  (no-break spaces included) and zero-width characters are removed and case is folded
-  (``'doc1 '``, ``'DOC1'``, ``'doc1\\u200b'`` for ``'doc1'``).
+  (no-break spaces included) and zero-width characters are removed (``'doc1 '``,
+  ``'doc1\\u200b'`` for ``'doc1'``), or, when such ids are at least as many as those that
+  match as they are, once case is folded too (``'DOC1'``).
 
 The second looks at the distinct ids of the first :data:`SAMPLE` rows only, so a run of
 millions of rows pays a few milliseconds: a spelling difference between two sources is
@@ -29,9 +30,17 @@ SAMPLE = 200_000
 _INVISIBLE = "[\u200b\u200c\u200d\u2060\ufeff]"
 
 
-def _normalised(ids: pa.Array) -> pa.Array:
-    stripped = pc.utf8_trim_whitespace(pc.replace_substring_regex(ids, _INVISIBLE, ""))
-    return pc.utf8_lower(stripped)
+def _stripped(ids: pa.Array) -> pa.Array:
+    return pc.utf8_trim_whitespace(pc.replace_substring_regex(ids, _INVISIBLE, ""))
+
+
+def _respelled(unknown: pa.Array, judged: pa.Array, spell) -> pa.Array:
+    """The ``unknown`` ids whose spelling under ``spell`` is a judged id's spelling under it."""
+    return pc.filter(unknown, pc.is_in(spell(unknown), value_set=spell(judged)))
+
+
+def _folded(ids: pa.Array) -> pa.Array:
+    return pc.utf8_lower(_stripped(ids))
 
 
 def warn_id_spelling(run_docs: pa.Array | pa.ChunkedArray, judged_docs: np.ndarray, *, any_judged: bool) -> None:
@@ -39,6 +48,9 @@ def warn_id_spelling(run_docs: pa.Array | pa.ChunkedArray, judged_docs: np.ndarr
 
     ``run_docs`` are the run's doc ids (every row), ``judged_docs`` the qrels' doc ids,
     ``any_judged`` whether at least one retrieved row of an evaluated query matched a judgement.
+    Ids that differ by spaces or invisible characters are always said; ids that differ only in
+    case only when they are at least as many as the ids that match as they are (collections
+    with ``inspect.signature`` and ``inspect.Signature`` exist).
     """
     if not len(judged_docs):
         return
@@ -47,15 +59,20 @@ def warn_id_spelling(run_docs: pa.Array | pa.ChunkedArray, judged_docs: np.ndarr
     if isinstance(sample, pa.ChunkedArray):
         sample = sample.combine_chunks()
     sample = sample.cast(pa.string())
-    unknown = pc.filter(sample, pc.invert(pc.is_in(sample, value_set=judged)))
-    respelled = pc.filter(unknown, pc.is_in(_normalised(unknown), value_set=_normalised(judged)))
+    known = pc.is_in(sample, value_set=judged)
+    unknown = pc.filter(sample, pc.invert(known))
+    respelled = _respelled(unknown, judged, _stripped)
+    if not len(respelled):
+        respelled = _respelled(unknown, judged, _folded)
+        if len(respelled) < max(pc.sum(known).as_py() or 0, 1):
+            respelled = respelled.slice(0, 0)
     if len(respelled):
-        norm_judged = _normalised(judged).to_pylist()
         first = respelled[0].as_py()
-        match = judged[norm_judged.index(_normalised(pa.array([first], pa.string()))[0].as_py())].as_py()
+        target = _folded(pa.array([first], pa.string()))[0].as_py()
+        match = judged[_folded(judged).to_pylist().index(target)].as_py()
         warn(
             f"{len(respelled)} distinct retrieved doc id(s) are not in the qrels but equal a judged id once spaces, "
-            f"invisible characters and case are ignored: the run has {first!r} where the qrels have {match!r}. "
+            f"invisible characters or case are ignored: the run has {first!r} where the qrels have {match!r}. "
             "They count as unjudged. If they name the same documents, make the ids match before evaluating "
             "(e.g. run['doc_id'].str.strip(), or the same case on both sides).",
             UnmatchedIdsWarning,
