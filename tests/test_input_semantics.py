@@ -177,3 +177,40 @@ def test_ids_spelled_alike_say_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert rankviz.evaluate(RUN, ["RR"], QRELS)["RR"].item() == pytest.approx(1 / 3)
+
+
+# ------------------------------------------------------------------ issue 23 item 2: a run file with two tags
+
+
+def test_a_run_file_with_two_tags_is_one_run_as_in_trec_eval_and_the_cli(tmp_path, capsys):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 other\nq1 Q0 c 3 1 other\n")
+    qrels = {"q1": {"c": 1}}
+    with pytest.warns(
+        rankviz.RankvizWarning, match=r"holds 2 run tags \('t', 'other'\); it is read as one run named 'other'"
+    ):
+        run = rankviz.read_run(path)
+    assert run["system"].unique().tolist() == ["other"]
+    assert rankviz.mrr(run, qrels=qrels).item() == pytest.approx(1 / 3)  # trec_eval: recip_rank 0.3333
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("q1 0 c 1\n")
+    from rankviz.cli import main
+
+    main(["eval", "-m", "recip_rank", str(qrels_path), str(path)])
+    printed = capsys.readouterr()
+    assert "recip_rank            \tall\t0.3333" in printed.out  # the same reading on both sides
+    assert "2 run tags" in printed.err
+    split = rankviz.read_run(path, system_from="tag")  # each tag a system, when asked
+    assert rankviz.mrr(split, qrels=qrels).to_dict() == {"other": 0.5, "t": 0.0}
+    named = rankviz.read_run(path, system_from="file")
+    assert named["system"].unique().tolist() == ["run.txt"]
+    with pytest.raises(rankviz.InputError, match=r"'system_from' parameter of read_run must be 'run', 'tag' or 'file'"):
+        rankviz.read_run(path, system_from="tags")
+
+
+def test_a_run_file_with_one_tag_says_nothing(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 3 bm25\nq1 Q0 b 2 2 bm25\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rankviz.read_run(path)["system"].unique().tolist() == ["bm25"]
