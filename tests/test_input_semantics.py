@@ -214,3 +214,89 @@ def test_a_run_file_with_one_tag_says_nothing(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert rankviz.read_run(path)["system"].unique().tolist() == ["bm25"]
+
+
+# ------------------------------------------------------------------ issue 27 items 3 and 4: the closed world
+
+MEASURES = ["Judged@3", "Bpref", "RR", "AP", "nDCG@3", "R@3", "P@3"]
+LISTS = pd.DataFrame(
+    {"query_id": ["q1", "q2"], "retrieved": [["a", "b", "c"], ["d", "e"]], "relevant": [["b", "z"], ["e"]]}
+)
+VECTORS = pd.DataFrame(
+    {"query_id": ["q1", "q2"], "relevance": [[False, True, False], [False, True]], "n_relevant": [2, 1]}
+)
+LONG = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": list("abcde"), "score": [3.0, 2, 1, 2, 1]})
+LONG_QRELS = pd.DataFrame(  # every retrieved id judged: the gold as 1, the rest as 0
+    {"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": list("abcz") + list("de"), "relevance": [0, 1, 0, 1, 0, 1]}
+)
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_lists_vectors_and_a_long_frame_with_qrels_agree(judged_only):
+    got = {
+        name: _quiet(lambda x=x, q=q: rankviz.evaluate(x, MEASURES, q, per_query=True, judged_only=judged_only))
+        for name, x, q in (("lists", LISTS, None), ("vectors", VECTORS, None), ("long", LONG, LONG_QRELS))
+    }
+    want = [[1.0, 0.25, 0.5, 0.25, 0.38685, 0.5, 1 / 3], [1.0, 0.0, 0.5, 0.5, 0.63093, 1.0, 1 / 3]]
+    for name, table in got.items():
+        assert table[MEASURES].to_numpy() == pytest.approx(np.asarray(want), abs=5e-6), name
+    # lists used to give Judged@3 1/3 and 1/2 (ids not in the gold were unjudged) and, judged_only, RR 1 and 1
+
+
+def test_a_rag_summary_is_fully_judged():
+    s = rankviz.summary(LISTS, k=3, confidence_level=None)
+    assert s["Judged@3"].item() == 1.0
+
+
+def test_gold_lists_of_several_systems_do_not_lean_on_each_other():
+    two = pd.concat([LISTS.assign(system="a"), LISTS.assign(system="b", retrieved=[["y", "z"], ["e"]])])
+    alone = rankviz.evaluate(LISTS, ["Bpref", "R@3", "nDCG@3"])
+    both = rankviz.evaluate(two, ["Bpref", "R@3", "nDCG@3"])
+    assert both.iloc[0, 1:].tolist() == alone.iloc[0].tolist()  # system a's numbers unmoved by system b
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame(
+            {"query_id": ["q1", "q2", "q3"], "retrieved": [["a"], ["b"], ["c"]], "relevant": [["a"], [], None]}
+        ),
+        pd.DataFrame(
+            {"query_id": ["q1", "q2", "q3"], "retrieved": [["a"], ["b"], ["c"]], "relevant": [["a"], set(), np.nan]}
+        ),
+        pd.DataFrame({"query_id": ["q1", "q2", "q3"], "relevance": [[True], None, [np.nan, None]]}),
+        pd.DataFrame(
+            {"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "score": 1.0, "relevance": [1, np.nan, np.nan]}
+        ),
+    ],
+    ids=["empty list and None", "empty set and NaN", "vectors", "long relevance column"],
+)
+def test_queries_without_gold_are_unannotated_counted_and_left_out(frame):
+    copy = frame.copy(deep=True)
+    with pytest.warns(
+        rankviz.UnannotatedWarning, match=r"2 queries have no gold ids at all.*'q2', 'q3'.*unannotated='zero'"
+    ):
+        table = rankviz.evaluate(frame, ["RR"], per_query=True)
+    assert table["query_id"].tolist() == ["q1"] and table["RR"].tolist() == [1.0]
+    assert table.attrs["rankviz"]["unannotated"] == ("q2", "q3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankviz.UnannotatedWarning)
+        kept = rankviz.evaluate(frame, ["RR"], per_query=True, unannotated="zero")
+    assert kept["RR"].tolist() == [1.0, 0.0, 0.0]
+    pd.testing.assert_frame_equal(frame, copy)
+
+
+def test_the_summary_counts_unannotated_queries():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "retrieved": [["a"], ["b"]], "relevant": [["a"], []]})
+    with pytest.warns(rankviz.UnannotatedWarning, match="1 query has no gold ids"):
+        s = rankviz.summary(frame, k=3, confidence_level=None)
+    assert s["n_unannotated"].item() == 1 and s["n_queries"].item() == 1 and s["n_unjudged_in_run"].item() == 1
+    with pytest.raises(rankviz.InputError, match=r"'unannotated' parameter of evaluate must be one of 'drop', 'zero'"):
+        rankviz.evaluate(frame, ["RR"], unannotated="keep")
+
+
+def test_an_empty_vector_retrieved_nothing_and_counts():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "relevance": [[True], []]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankviz.UnannotatedWarning)
+        assert rankviz.evaluate(frame, ["RR"], per_query=True)["RR"].tolist() == [1.0, 0.0]

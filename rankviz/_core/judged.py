@@ -57,6 +57,7 @@ from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
 from .id_spelling import warn_id_spelling
+from .unannotated import warn_unannotated, with_unretrieved
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
@@ -101,6 +102,7 @@ class Judged:
     closed_world: bool
     depth: int | None
     unjudged: dict
+    unannotated: tuple = ()  # queries with no gold at all (input without qrels), left out or scored 0
 
     @property
     def n_systems(self) -> int:
@@ -168,6 +170,7 @@ def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = 
         duplicates=options.duplicates,
         caller=caller,
         consume=not with_arrays,
+        unannotated=options.unannotated,
     )
     if options.judged_only:
         judged = condensed(judged)
@@ -221,11 +224,14 @@ class _Queries:
         return len(self.ids)
 
 
-def _queries(run: RunArrays, qj: QrelsArrays | None) -> _Queries:
-    """Which queries are evaluated (the judged ones, or every run query in closed world), with row counts."""
+def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") -> _Queries:
+    """Which queries are evaluated (the judged ones, or every annotated run query without qrels), with row counts."""
     n_sys = 1 if run.systems is None else len(run.systems)
     if qj is None:
         ids = run.query_order if run.query_order is not None else run.q_values
+        if unannotated == "drop" and run.unannotated is not None and len(run.unannotated):
+            ids = np.asarray(ids, dtype=object)
+            ids = ids[~np.isin(ids, run.unannotated)]
     else:
         ids = qj.queries()
     ids = np.asarray(ids, dtype=object)
@@ -321,10 +327,11 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
 
 
 def _judge_arrays(
-    run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False
+    run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False, unannotated="drop"
 ) -> Judged:
     closed = qj is None
-    qs = _queries(run, qj)
+    qs = _queries(run, qj, unannotated)
+    lacking = warn_unannotated(run.unannotated if closed else None, unannotated, caller)
     n_q, n_cells = qs.n, qs.n_sys * qs.n
     unjudged = _unjudged(run, qs)
     cell, row_q, key, grade, src = _evaluated_rows(run, qs, consume)
@@ -380,9 +387,10 @@ def _judge_arrays(
         cell_group=cell_group,
         group_offsets=offsets,
         group_grades=grades,
-        closed_world=closed and run.n_relevant is None,
+        closed_world=closed and run.n_relevant is None and run.unretrieved is None,
         depth=depth,
         unjudged=unjudged,
+        unannotated=lacking,
     )
 
 
@@ -430,6 +438,8 @@ def _closed_groups(judged_cell, judged_grade, n_cells, run: RunArrays, queries, 
         extra = np.maximum(wanted - found, 0).astype(np.int64)
         g_cell = np.concatenate([g_cell, np.repeat(np.arange(n_cells), extra)])
         g_grade = np.concatenate([g_grade, np.ones(int(extra.sum()))])
+    if run.unretrieved is not None:  # gold lists: the gold items a system did not retrieve count too
+        g_cell, g_grade = with_unretrieved(g_cell, g_grade, run.unretrieved, queries)
     order = np.lexsort((-g_grade, g_cell))
     sizes = np.bincount(g_cell, minlength=n_cells)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from .._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 from .columns import ALIASES, Columns, columns_text, find_column, row_label
 from .id_codes import encode
-from .memory import blocked_take
+from .memory import blocked_bincount, blocked_take
 
 __all__ = [
     "resolve_long_run",
@@ -258,6 +258,10 @@ class RunArrays:
     n_relevant: dict | None = None  # query id -> number of relevant items (shape 3 only)
     query_order: np.ndarray | None = None  # closed world: every query to evaluate, in order
     ordered_by: str = "rank"  # 'score' when key is the score, 'rank' when it is minus the rank
+    # closed world with gold lists (shape 2): (system code, query id, grade) of the gold items a system did not
+    # retrieve, which the denominators count
+    unretrieved: tuple | None = None
+    unannotated: np.ndarray | None = None  # query ids with no gold at all (NaN, an empty list): not evaluated by default
 
 
 @dataclasses.dataclass(frozen=True)
@@ -335,12 +339,14 @@ def long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtyp
         systems = tuple(str(v) for v in values)
         if len(systems) == 1:  # every row is system 0: no per-row codes (a run read from one file)
             sys_codes = None
-    grade = None
+    grade = unannotated = None
     judged = None
     if qrels is not None:
         judged = resolve_qrels(qrels, columns)
     elif cols.relevance is not None:
         grade = grade_array(cols.frame[cols.relevance], what="run", allow_missing=True)
+        labelled = blocked_bincount(q_codes[~np.isnan(grade)], len(q_values)) if np.isnan(grade).any() else None
+        unannotated = None if labelled is None else q_values[labelled == 0]
     else:
         raise InputError(
             f"{caller} needs judgements: pass qrels=... (a DataFrame, a TREC qrels path or a dict), "
@@ -352,6 +358,16 @@ def long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtyp
         warn_id_kinds(kind, judged.kind, id_kind(cols.frame[cols.doc]), judged.doc_kind)
     ordered_by = order or ("score" if cols.score is not None else "rank")
     run = RunArrays(
-        systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index, ordered_by=ordered_by
+        systems,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        kind,
+        cols.frame.index,
+        ordered_by=ordered_by,
+        unannotated=unannotated,
     )
     return run, judged

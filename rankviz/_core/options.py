@@ -59,6 +59,13 @@ _DOCS = {
         "Drop every retrieved item without a judgement (not in the qrels, or judged with a negative grade) "
         "before ranking, after the cut to ``depth`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).",
     ),
+    "unannotated": (
+        "{'drop', 'zero'}, default 'drop'",
+        "Input without qrels: a query with no gold at all (a missing or empty list of relevant ids, a missing "
+        "relevance vector, a query whose relevance values are all missing) is unannotated. ``'drop'`` leaves "
+        "it out (with a warning giving the count; it is listed as not evaluated), ``'zero'`` scores it 0 and "
+        "counts it in the mean.",
+    ),
     "columns": (
         "dict, optional",
         "Column names by role when the defaults and aliases do not find them: ``{'query': 'qid', 'doc': "
@@ -80,6 +87,7 @@ class EvalOptions:
     order: str | None = None
     score_dtype: str = "float64"
     judged_only: bool = False
+    unannotated: str = "drop"
     columns: Columns = Columns()
 
     @classmethod
@@ -97,6 +105,7 @@ class EvalOptions:
                 values.get("score_dtype", "float64"), "score_dtype", caller, ("float64", "float32")
             ),
             judged_only=check_choice(values.get("judged_only", False), "judged_only", caller, (False, True)),
+            unannotated=check_choice(values.get("unannotated", "drop"), "unannotated", caller, ("drop", "zero")),
             columns=Columns.of(values.get("columns"), caller),
         )
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 from .._errors import DuplicateError, InputError, QueryIdWarning, warn
 from .columns import ALIASES, FALLBACK_ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from .id_codes import encode
-from .long_run import MAX_EXACT, MISSING_DOC, QrelsArrays, RunArrays, id_array
+from .long_run import MAX_EXACT, MISSING_DOC, RunArrays, id_array
 
 __all__ = ["lists_shape", "vectors_shape"]
 
@@ -159,30 +159,7 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     flat = [MISSING_DOC + f"{r}:{p}" if d is None else d for d, r, p in zip(flat, row_of.tolist(), positions.tolist())]
     docs = pa.array(flat, pa.string())
 
-    # Judgements from the relevant column: one set per query, the same across systems.
-    j_q, j_d, j_g = [], [], []
-    seen: dict[str, dict] = {}
-    for i, value in enumerate(frame[relevant]):
-        grades = _relevant_grades(value, relevant, frame.index[i])
-        q = qids[i]
-        if q in seen:
-            if seen[q] != grades:
-                raise InputError(
-                    f"The relevant ids of query {q!r} differ between its rows; a query has one set of judgements."
-                )
-            continue
-        seen[q] = grades
-        for d, g in grades.items():
-            j_q.append(q)
-            j_d.append(d)
-            j_g.append(g)
-    judged = QrelsArrays(
-        np.asarray(j_q, dtype=object),
-        np.asarray(j_d, dtype=object),
-        np.asarray(j_g, dtype=np.int64),
-        query_order=np.asarray(pd.unique(qids), dtype=object),
-    )
-
+    gold, unannotated = _gold_of_queries(frame, relevant, qids)
     q_codes, q_values = encode(
         pa.array(qids[row_of].tolist(), pa.string()) if len(row_of) else pa.array([], pa.string())
     )
@@ -190,10 +167,67 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     if systems is not None:
         sys_codes, values = encode(pa.array(systems[row_of].tolist(), pa.string()))
         sys_tuple = tuple(values.tolist())
+    # Closed world: a retrieved id that is not in its query's gold is judged non-relevant (grade 0).
+    row_q = qids[row_of]
+    grade = np.asarray([gold[q].get(d, 0) for q, d in zip(row_q.tolist(), flat)], dtype=np.float64)
     key = -(positions + 1).astype(np.float64)
-    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, None, "str", None)
-    # Queries that retrieved nothing still carry judgements; the evaluation scores them 0.
-    return run, judged
+    order = np.asarray(pd.unique(qids), dtype=object)
+    run = RunArrays(
+        sys_tuple,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        "str",
+        None,
+        query_order=order,
+        unretrieved=_unretrieved_gold(gold, row_q, flat, sys_codes, len(sys_tuple or ("",))),
+        unannotated=unannotated,
+    )
+    # Queries that retrieved nothing still carry their gold; the evaluation scores them 0.
+    return run, None
+
+
+def _gold_of_queries(frame: pd.DataFrame, relevant: str, qids: np.ndarray) -> tuple[dict, np.ndarray]:
+    """{query: {doc: grade}} from the relevant column (one set per query, the same across systems), and the
+    queries whose gold is missing or empty (unannotated)."""
+    gold: dict[str, dict] = {}
+    unannotated = []
+    for i, value in enumerate(frame[relevant]):
+        grades = _relevant_grades(value, relevant, frame.index[i])
+        q = qids[i]
+        if q in gold:
+            if gold[q] != grades:
+                raise InputError(
+                    f"The relevant ids of query {q!r} differ between its rows; a query has one set of judgements."
+                )
+            continue
+        gold[q] = grades
+        if not grades:
+            unannotated.append(q)
+    return gold, np.asarray(unannotated, dtype=object)
+
+
+def _unretrieved_gold(gold: dict, row_q: np.ndarray, flat: list, sys_codes, n_sys: int):
+    """(system code, query id, grade) of every gold item a system did not retrieve for its query: the part of
+    the denominators (R, the ideal DCG) the retrieved rows do not show."""
+    systems = sys_codes.tolist() if sys_codes is not None else [0] * len(flat)
+    retrieved = set(zip(systems, row_q.tolist(), flat))
+    s_out, q_out, g_out = [], [], []
+    for s in range(n_sys):
+        for q, grades in gold.items():
+            for d, g in grades.items():
+                if (s, q, d) not in retrieved:
+                    s_out.append(s)
+                    q_out.append(q)
+                    g_out.append(g)
+    return (
+        np.asarray(s_out, dtype=np.int64),
+        np.asarray(q_out, dtype=object),
+        np.asarray(g_out, dtype=np.float64),
+    )
 
 
 def _vector_grade(item, column: str, row) -> float:
@@ -269,5 +303,13 @@ def vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
     key = -(positions + 1).astype(np.float64)
     # Queries with an empty vector still count (they retrieved nothing): list every query explicitly.
     order = np.asarray(pd.unique(qids), dtype=object)
-    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, grade, "str", None, n_relevant, order)
+    # No gold at all: a missing vector, or one whose entries are all missing (never an empty one: it retrieved nothing).
+    labelled = np.bincount(row_of, weights=~np.isnan(grade), minlength=len(frame)) > 0
+    lacking = np.asarray([is_missing(v) for v in frame[rel_name]], dtype=bool) | ((lengths > 0) & ~labelled)
+    if n_rel_name is not None:
+        lacking &= False  # n_relevant says how many are relevant: annotated
+    unannotated = np.asarray(pd.unique(qids[lacking]), dtype=object)
+    run = RunArrays(
+        sys_tuple, sys_codes, q_codes, q_values, docs, key, grade, "str", None, n_relevant, order, unannotated=unannotated
+    )
     return run, None
