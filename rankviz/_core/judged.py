@@ -57,12 +57,12 @@ from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
 from .id_spelling import warn_id_spelling
-from .unannotated import warn_unannotated, with_unretrieved
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
 from .options import EvalOptions
 from .row_hashes import judged_keys, matched_grades, scan_rows
+from .unannotated import warn_unannotated, with_unretrieved
 
 __all__ = ["Judged", "judge", "condensed"]
 

@@ -261,7 +261,9 @@ class RunArrays:
     # closed world with gold lists (shape 2): (system code, query id, grade) of the gold items a system did not
     # retrieve, which the denominators count
     unretrieved: tuple | None = None
-    unannotated: np.ndarray | None = None  # query ids with no gold at all (NaN, an empty list): not evaluated by default
+    unannotated: np.ndarray | None = (
+        None  # query ids with no gold at all (NaN, an empty list): not evaluated by default
+    )
 
 
 @dataclasses.dataclass(frozen=True)

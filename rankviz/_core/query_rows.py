@@ -310,6 +310,17 @@ def vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
         lacking &= False  # n_relevant says how many are relevant: annotated
     unannotated = np.asarray(pd.unique(qids[lacking]), dtype=object)
     run = RunArrays(
-        sys_tuple, sys_codes, q_codes, q_values, docs, key, grade, "str", None, n_relevant, order, unannotated=unannotated
+        sys_tuple,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        "str",
+        None,
+        n_relevant,
+        order,
+        unannotated=unannotated,
     )
     return run, None
