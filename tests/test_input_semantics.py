@@ -265,11 +265,8 @@ def test_gold_lists_of_several_systems_do_not_lean_on_each_other():
             {"query_id": ["q1", "q2", "q3"], "retrieved": [["a"], ["b"], ["c"]], "relevant": [["a"], set(), np.nan]}
         ),
         pd.DataFrame({"query_id": ["q1", "q2", "q3"], "relevance": [[True], None, [np.nan, None]]}),
-        pd.DataFrame(
-            {"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "score": 1.0, "relevance": [1, np.nan, np.nan]}
-        ),
     ],
-    ids=["empty list and None", "empty set and NaN", "vectors", "long relevance column"],
+    ids=["empty list and None", "empty set and NaN", "vectors"],
 )
 def test_queries_without_gold_are_unannotated_counted_and_left_out(frame):
     copy = frame.copy(deep=True)

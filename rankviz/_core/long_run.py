@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from .._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 from .columns import ALIASES, Columns, columns_text, find_column, row_label
 from .id_codes import encode
-from .memory import blocked_bincount, blocked_take
+from .memory import blocked_take
 
 __all__ = [
     "resolve_long_run",
@@ -341,14 +341,12 @@ def long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtyp
         systems = tuple(str(v) for v in values)
         if len(systems) == 1:  # every row is system 0: no per-row codes (a run read from one file)
             sys_codes = None
-    grade = unannotated = None
+    grade = None
     judged = None
     if qrels is not None:
         judged = resolve_qrels(qrels, columns)
     elif cols.relevance is not None:
         grade = grade_array(cols.frame[cols.relevance], what="run", allow_missing=True)
-        labelled = blocked_bincount(q_codes[~np.isnan(grade)], len(q_values)) if np.isnan(grade).any() else None
-        unannotated = None if labelled is None else q_values[labelled == 0]
     else:
         raise InputError(
             f"{caller} needs judgements: pass qrels=... (a DataFrame, a TREC qrels path or a dict), "
@@ -370,6 +368,5 @@ def long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtyp
         kind,
         cols.frame.index,
         ordered_by=ordered_by,
-        unannotated=unannotated,
     )
     return run, judged

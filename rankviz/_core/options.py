@@ -62,7 +62,7 @@ _DOCS = {
     "unannotated": (
         "{'drop', 'zero'}, default 'drop'",
         "Input without qrels: a query with no gold at all (a missing or empty list of relevant ids, a missing "
-        "relevance vector, a query whose relevance values are all missing) is unannotated. ``'drop'`` leaves "
+        "relevance vector or one of missing entries) is unannotated. ``'drop'`` leaves "
         "it out (with a warning giving the count; it is listed as not evaluated), ``'zero'`` scores it 0 and "
         "counts it in the mean.",
     ),

@@ -4,7 +4,7 @@
   gold items it retrieved, so the others are added to its cell's judgement group
   (:func:`with_unretrieved`): R and the ideal DCG come from the gold given.
 - A query with no gold at all (a missing or empty list of relevant ids, a missing relevance
-  vector, relevance values all missing) is *unannotated*: it cannot be scored. It is left out
+  vector or one of missing entries) is *unannotated*: it cannot be scored. It is left out
   (``unannotated='drop'``, the default) with a warning giving the count, or scored 0
   (``unannotated='zero'``); either way the evaluation records it.
 """
