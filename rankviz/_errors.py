@@ -27,6 +27,8 @@ __all__ = [
     "ClosedWorldWarning",
     "DegenerateDataWarning",
     "TiesWarning",
+    "QueryIdWarning",
+    "UnannotatedWarning",
 ]
 
 
@@ -84,6 +86,14 @@ class DegenerateDataWarning(RankvizWarning):
 
 class TiesWarning(RankvizWarning):
     """Score ties can move a reported measure."""
+
+
+class QueryIdWarning(RankvizWarning):
+    """No query-id column was found: the rows (or the index labels) were taken as the query ids."""
+
+
+class UnannotatedWarning(RankvizWarning):
+    """Queries with no gold ids at all (NaN, an empty list) were left out of the evaluation."""
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))

@@ -156,7 +156,10 @@ def _encode(text: str, how: str) -> bytes:
 
 
 def _read(kind: str, path, **options):
-    return rankviz.read_run(path, **options) if kind == "run" else rankviz.read_qrels(path, **options)
+    # every line's own tag kept (system_from="tag"): the lines of a file here carry several tags
+    return (
+        rankviz.read_run(path, system_from="tag", **options) if kind == "run" else rankviz.read_qrels(path, **options)
+    )
 
 
 def _check_file(kind: str, lines: list[Line], how: str, newline: str) -> None:

@@ -72,7 +72,8 @@ def test_per_query_lists_with_missing_float_and_int_entries(lists, gold):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rankviz.RankvizWarning)
-            table = rankviz.evaluate(frame, ["RR", f"P@{K}", f"R@{K}"], per_query=True)
+            # unannotated="zero": a query whose gold ids are all missing scores 0, as the reference says
+            table = rankviz.evaluate(frame, ["RR", f"P@{K}", f"R@{K}"], per_query=True, unannotated="zero")
     except rankviz.DuplicateError as exc:
         assert repeated and not bad, f"refused a valid input: {exc}"
         assert "more than once" in str(exc)
@@ -103,7 +104,7 @@ def test_relevance_vectors_with_missing_float_and_huge_entries(vectors):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rankviz.RankvizWarning)
-            table = rankviz.evaluate(frame, ["RR", f"P@{K}"], per_query=True)
+            table = rankviz.evaluate(frame, ["RR", f"P@{K}"], per_query=True, unannotated="zero")
     except rankviz.RankvizError as exc:
         assert bad, f"refused a valid input: {exc}"
         assert "relevance vector" in str(exc)
@@ -188,17 +189,19 @@ def test_huge_grades_are_refused_in_frames_and_dicts():
 def test_doc_ids_read_as_numbers_warn():
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": [123, 124], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["00123"], "relevance": [1]})
-    with pytest.warns(
-        rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"
-    ):
-        rankviz.evaluate(run, "RR", qrels)
+    with pytest.warns(rankviz.UnmatchedIdsWarning, match="No retrieved document"):  # and every measure is 0
+        with pytest.warns(
+            rankviz.IdTypeWarning, match=r"doc ids are ints in the run and strs in the qrels.*'00123' and 123"
+        ):
+            rankviz.evaluate(run, "RR", qrels)
 
 
 def test_run_and_qrels_sharing_no_doc_id_warn():
     run = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 5, "doc_id": [f"doc{i} " for i in range(10)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["doc1", "doc6"], "relevance": [1, 1]})
     with pytest.warns(
-        rankviz.UnmatchedIdsWarning, match=r"No retrieved document of any evaluated query is judged.*'doc0 '"
+        rankviz.UnmatchedIdsWarning,
+        match=r"2 distinct retrieved doc id\(s\) are not in the qrels.*'doc1 ' where the qrels have 'doc1'",
     ):
         assert rankviz.evaluate(run, "RR", qrels)["RR"].item() == 0.0
 
@@ -211,7 +214,8 @@ def test_messages_that_used_to_mislead():
     ):
         run.rank.mrr(qrels=qrels, per_query=True)
     # the qrels are the second positional argument (data by position, options by name): the old call is refused
-    assert run.rank.mrr(qrels).equals(run.rank.mrr(qrels=qrels))
+    with pytest.warns(rankviz.UnmatchedIdsWarning):  # no doc of the run is judged: said, whatever the size
+        assert run.rank.mrr(qrels).equals(run.rank.mrr(qrels=qrels))
     with pytest.raises(rankviz.InputError, match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead") as info:
         run.rank.mrr(qrels=qrels, k=qrels)
     assert len(str(info.value)) < 250  # never the whole frame
@@ -270,3 +274,110 @@ def test_a_dict_of_run_frames_is_several_systems_named_by_the_keys():
     assert res.table["system"].tolist() == [second]
     with pytest.raises(rankviz.InputError, match=r"run 'all' of the dict has \d+ systems in its own 'system' column"):
         rankviz.evaluate({"all": run}, ["AP"], qrels)
+
+
+# ----------------------------------------------------------------------------- the input semantics of issues 23 and 27
+
+GOLD_IDS = ["a", "b", "c", "z"]
+
+
+def _gold_container(draw_kind, grades: dict):
+    """The same gold in the containers users pass: list, tuple, set, array, Series of ids, Series/dict of grades."""
+    ids = list(grades)
+    return {
+        "list": ids,
+        "tuple": tuple(ids),
+        "set": set(ids),
+        "array": np.asarray(ids, dtype=object),
+        "series of ids": pd.Series(ids, dtype=object),
+        "dict": dict(grades),
+        "series of grades": pd.Series(grades, dtype="int64") if grades else pd.Series([], dtype=object),
+    }[draw_kind]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lists=st.lists(
+        st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=5, unique=True), min_size=1, max_size=4
+    ),
+    gold=st.lists(
+        st.one_of(st.dictionaries(st.sampled_from(GOLD_IDS), st.integers(0, 3), max_size=3), st.sampled_from(MISSING)),
+        min_size=4,
+        max_size=4,
+    ),
+    kind=st.sampled_from(["list", "tuple", "set", "array", "series of ids", "dict", "series of grades"]),
+    policy=st.sampled_from(["drop", "zero"]),
+)
+def test_gold_in_every_container_and_missing_kind_is_a_closed_world(lists, gold, kind, policy):
+    gold = gold[: len(lists)]
+    graded = kind in ("dict", "series of grades")
+    grades = [g if _missing_gold(g) else (g if graded else dict.fromkeys(g, 1)) for g in gold]
+    frame = pd.DataFrame(
+        {
+            "query_id": [f"q{i}" for i in range(len(lists))],
+            "retrieved": lists,
+            "relevant": [g if _missing_gold(g) else _gold_container(kind, g) for g in grades],
+        }
+    )
+    copy = frame.copy(deep=True)
+    unannotated = [f"q{i}" for i, g in enumerate(grades) if _missing_gold(g) or not g]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = rankviz.evaluate(frame, ["RR", "R@3", "Judged@3", "P@3"], per_query=True, unannotated=policy)
+    said = [w for w in caught if issubclass(w.category, rankviz.UnannotatedWarning)]
+    assert bool(said) == bool(unannotated and policy == "drop")
+    assert not [w for w in caught if not issubclass(w.category, rankviz.RankvizWarning)]  # never numpy's own
+    expected = []
+    for i, (retrieved, g) in enumerate(zip(lists, grades)):
+        if f"q{i}" in unannotated and policy == "drop":
+            continue
+        g = {} if _missing_gold(g) else g
+        ranks = [r + 1 for r, d in enumerate(retrieved) if g.get(d, 0) >= 1]
+        n_rel = sum(1 for v in g.values() if v >= 1)
+        hits = sum(1 for r in ranks if r <= 3)
+        judged = 1.0 if retrieved else 0.0  # closed world: every retrieved id is judged
+        expected.append((1 / ranks[0] if ranks else 0.0, hits / n_rel if n_rel else 0.0, judged, hits / 3))
+    assert table["query_id"].tolist() == [
+        f"q{i}" for i in range(len(lists)) if policy == "zero" or f"q{i}" not in unannotated
+    ]
+    got = table[["RR", "R@3", "Judged@3", "P@3"]].to_numpy().ravel().tolist()
+    assert got == pytest.approx([v for row in expected for v in row])
+    pd.testing.assert_frame_equal(frame[["query_id", "retrieved"]], copy[["query_id", "retrieved"]])
+    for now, before in zip(frame["relevant"], copy["relevant"]):  # pandas' own comparison cannot hold Series cells
+        if isinstance(before, (pd.Series, np.ndarray)):
+            assert type(now) is type(before) and list(now) == list(before)
+            assert not isinstance(before, pd.Series) or list(now.index) == list(before.index)
+        else:
+            assert (_missing_gold(now) and _missing_gold(before)) or now == before
+
+
+def _missing_gold(value) -> bool:
+    return not isinstance(value, dict) and _missing(value)
+
+
+SPELLINGS = ["{}", "{} ", " {}", "{}\u00a0", "\u200b{}", "{}\u2060", "{}\r"]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run_spelling=st.sampled_from(SPELLINGS),
+    qrels_spelling=st.sampled_from(SPELLINGS),
+    n_docs=st.integers(1, 6),
+    kind=st.sampled_from(["str", "category", "object"]),
+)
+def test_doc_ids_spelled_differently_are_always_said(run_spelling, qrels_spelling, n_docs, kind):
+    docs = [f"d{i}" for i in range(n_docs)]
+    run = pd.DataFrame(
+        {"query_id": "q1", "doc_id": [run_spelling.format(d) for d in docs], "score": np.arange(n_docs, 0, -1.0)}
+    ).astype({"doc_id": kind})
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": [qrels_spelling.format(docs[-1])], "relevance": [1]})
+    copy = run.copy(deep=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rr = rankviz.evaluate(run, ["RR"], qrels)["RR"].item()
+    said = [str(w.message) for w in caught if issubclass(w.category, rankviz.UnmatchedIdsWarning)]
+    if run_spelling == qrels_spelling:
+        assert rr == 1 / n_docs and not said
+    else:
+        assert rr == 0.0 and len(said) == 1 and "not in the qrels but equal a judged id" in said[0]
+    pd.testing.assert_frame_equal(run, copy)

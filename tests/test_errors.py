@@ -21,10 +21,10 @@ def qrels():
 
 
 def test_missing_query_column(qrels):
-    run = pd.DataFrame({"topic": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    run = pd.DataFrame({"qnum": ["q1"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(
         rankviz.ColumnError,
-        match=r"no query column: looked for 'query_id', 'qid', 'query'; its columns are 'topic', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}",
+        match=r"no query column: looked for 'query_id', 'qid', 'query', 'question', 'topic'; its columns are 'qnum', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}",
     ):
         run.rank.mrr(qrels=qrels)
 
@@ -259,7 +259,7 @@ def test_lists_shape_bad_cells():
 
 
 def test_vectors_n_relevant_too_small():
-    table = pd.DataFrame({"relevance": [[True, True]], "n_relevant": [1]})
+    table = pd.DataFrame({"query_id": ["q1"], "relevance": [[True, True]], "n_relevant": [1]})
     with pytest.raises(rankviz.InputError, match=r"has n_relevant=1 but 2 relevant items in its vector"):
         table.rank.recall(k=2)
 

@@ -105,7 +105,9 @@ def test_the_hits_and_ranks_of_ranked_list_give_the_measures(data, k, depth, tie
         warnings.simplefilter("ignore", rankviz.UnmatchedIdsWarning)
         expected = rankviz.evaluate(run, [f"RR@{k}", f"P@{k}", "NumRelRet"], qrels, per_query=True, **options)
     expected = expected.set_index("query_id").iloc[:, -3:]  # RR(rel=2)@k ...: labelled with the call's rel
-    listed = _from_lists(run, qrels, k, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankviz.UnmatchedIdsWarning)
+        listed = _from_lists(run, qrels, k, **options)
     expected = expected.loc[listed.index].astype(float)
     expected.columns = listed.columns
     pd.testing.assert_frame_equal(listed, expected, check_names=False, check_exact=True)

@@ -39,7 +39,9 @@ def test_seed_five_queries(seed):
 
 def test_seed_first_hits_1_3_2_none():
     table = pd.DataFrame({"relevance": [[True], [False, False, True], [False, True], [False, False, False]]})
-    assert round(table.rank.mrr().item(), 4) == 0.4583
+    with pytest.warns(rankviz.QueryIdWarning, match="numbered '0', '1'"):  # no query id column: said, not silent
+        assert round(table.rank.mrr().item(), 4) == 0.4583
+    table = table.rename_axis("query_id")
     ranks = table.rank.first_relevant_rank()
     assert ranks.tolist()[:3] == [1, 3, 2] and ranks.isna().tolist() == [False, False, False, True]
 
@@ -117,7 +119,7 @@ def test_vectors_with_n_relevant_are_not_closed_world():
 
 
 def test_closed_world_recall_warns_and_is_labelled():
-    table = pd.DataFrame({"relevance": [[True, False], [False, True]]})
+    table = pd.DataFrame({"query_id": ["q1", "q2"], "relevance": [[True, False], [False, True]]})
     with pytest.warns(rankviz.ClosedWorldWarning, match="closed world"):
         value = table.rank.recall(k=1).item()
     assert value == 0.5
@@ -127,7 +129,7 @@ def test_closed_world_recall_warns_and_is_labelled():
 
 
 def test_graded_vectors_ndcg_gains():
-    table = pd.DataFrame({"relevance": [[0, 2, 1]]})
+    table = pd.DataFrame({"query_id": ["q1"], "relevance": [[0, 2, 1]]})
     with pytest.warns(rankviz.ClosedWorldWarning):
         linear = table.rank.ndcg(k=3).item()
         exp = table.rank.ndcg(k=3, gain="exponential").item()

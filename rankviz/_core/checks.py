@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from .._errors import InputError
 
-__all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "shown"]
+__all__ = ["check_cutoff", "check_int", "check_rel", "check_choice", "check_probability", "shown"]
 
 
 def _is_int(value) -> bool:
@@ -45,6 +45,25 @@ def shown(value) -> str:
 def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
     """A rank cutoff: an int >= 1, or None for the whole list."""
     return check_int(k, name, caller, low=1, allow_none=allow_none)
+
+
+def check_rel(value, caller: str, *, name: str = "rel") -> int:
+    """A relevance threshold: an int >= 0 (trec_eval ``-l``); negative levels are refused, saying why.
+
+    trec_eval's ``-l -1`` counts every retrieved document that is not in the qrels as
+    relevant (its code for "not in the pool" is -1), and ``-l -2`` also those judged
+    with a negative grade, while R still counts only grades >= 0; rankviz does not
+    reproduce that, and never silently reads a negative level as another one.
+    """
+    level = check_int(value, name, caller)
+    if level < 0:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be an int >= 0. Got {level} instead: trec_eval's -l {level} "
+            f"counts every retrieved document {'absent from the qrels' if level == -1 else 'without a judgement >= 0'} "
+            "as relevant, which rankviz does not reproduce. Pass rel=0 to count every judged document (grade >= 0) "
+            "as relevant."
+        )
+    return level
 
 
 def check_choice(value, name: str, caller: str, choices: Iterable) -> object:

@@ -20,6 +20,7 @@ from .._errors import ColumnError, InputError
 __all__ = [
     "SINGLE_SYSTEM",
     "ALIASES",
+    "FALLBACK_ALIASES",
     "TEXT_COLUMNS",
     "Columns",
     "find_column",
@@ -41,9 +42,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "relevance": ("relevance", "rel", "label", "grade"),
     "system": ("system", "run", "tag"),
     "retrieved": ("retrieved", "retrieved_ids", "results"),
-    "relevant": ("relevant", "relevant_ids", "gold"),
+    "relevant": ("relevant", "relevant_ids", "gold", "gold_ids"),
     "n_relevant": ("n_relevant", "num_rel", "n_rel"),
     "text": ("text", "query_text", "question", "title"),
+}
+
+#: column role -> names looked for only when no name of ``ALIASES`` is present: the names of real RAG logs that
+#: also mean something else (``question`` is a query's text beside a ``query_id``; ``model`` may be a generator)
+FALLBACK_ALIASES: dict[str, tuple[str, ...]] = {
+    "query": ("question", "topic"),
+    "system": ("retriever", "retriever_name", "model"),
 }
 
 #: columns that hold a query's text, in the order they are looked for
@@ -125,6 +133,17 @@ def is_missing(value) -> bool:
     return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
 
 
+def _single(columns: list, name: str, role: str, what: str) -> str:
+    """``name``, unless the frame has several columns of that name (``frame[name]`` would be a frame)."""
+    count = sum(1 for c in columns if c == name)
+    if count > 1:
+        raise ColumnError(
+            f"The {what} has {count} columns named {name!r} (the {role} column); keep one, e.g. "
+            f"frame.loc[:, ~frame.columns.duplicated()], or rename the others."
+        )
+    return name
+
+
 def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str) -> str | None:
     """The column of ``frame`` that plays ``role``: the ``given`` name, else the one alias present.
 
@@ -141,17 +160,18 @@ def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, req
                 f"The column {given!r} given as columns={{{role!r}: {given!r}}} is not in the {what}; "
                 f"its columns are {columns_text(columns)}."
             )
-        return given
-    found = [name for name in ALIASES[role] if name in columns]
-    if len(found) > 1:
-        raise ColumnError(
-            f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
-            f"Say which one with columns={{{role!r}: {found[0]!r}}}."
-        )
-    if found:
-        return found[0]
+        return _single(columns, given, role, what)
+    for names in (ALIASES[role], FALLBACK_ALIASES.get(role, ())):
+        found = [name for name in names if name in columns]
+        if len(found) > 1:
+            raise ColumnError(
+                f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
+                f"Say which one with columns={{{role!r}: {found[0]!r}}}."
+            )
+        if found:
+            return _single(columns, found[0], role, what)
     if required:
-        names = ", ".join(repr(a) for a in ALIASES[role])
+        names = ", ".join(repr(a) for a in ALIASES[role] + FALLBACK_ALIASES.get(role, ()))
         raise ColumnError(
             f"The {what} has no {role} column: looked for {names}; its columns are {columns_text(columns)}. "
             f"Name it with columns={{{role!r}: 'your_column'}}."

@@ -52,15 +52,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import DuplicateError, InputError, UnmatchedIdsWarning, warn
+from .._errors import DuplicateError, InputError
 from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
+from .id_spelling import warn_id_spelling
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
 from .options import EvalOptions
 from .row_hashes import judged_keys, matched_grades, scan_rows
+from .unannotated import warn_unannotated, with_unretrieved
 
 __all__ = ["Judged", "judge", "judge_arrays", "condensed"]
 
@@ -100,6 +102,7 @@ class Judged:
     closed_world: bool
     depth: int | None
     unjudged: dict
+    unannotated: tuple = ()  # queries with no gold at all (input without qrels), left out or scored 0
 
     @property
     def n_systems(self) -> int:
@@ -167,6 +170,7 @@ def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = 
         duplicates=options.duplicates,
         caller=caller,
         consume=not with_arrays,
+        unannotated=options.unannotated,
     )
     if options.judged_only:
         judged = condensed(judged)
@@ -220,11 +224,14 @@ class _Queries:
         return len(self.ids)
 
 
-def _queries(run: RunArrays, qj: QrelsArrays | None) -> _Queries:
-    """Which queries are evaluated (the judged ones, or every run query in closed world), with row counts."""
+def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") -> _Queries:
+    """Which queries are evaluated (the judged ones, or every annotated run query without qrels), with row counts."""
     n_sys = 1 if run.systems is None else len(run.systems)
     if qj is None:
         ids = run.query_order if run.query_order is not None else run.q_values
+        if unannotated == "drop" and run.unannotated is not None and len(run.unannotated):
+            ids = np.asarray(ids, dtype=object)
+            ids = ids[~np.isin(ids, run.unannotated)]
     else:
         ids = qj.queries()
     ids = np.asarray(ids, dtype=object)
@@ -319,28 +326,25 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
     return num_ret
 
 
-def _warn_no_judged_document(run: RunArrays, qj: QrelsArrays) -> None:
-    """Every measure would be 0: say so, with ids from both sides (a prefix, a suffix or spaces often differ)."""
-    run_docs = ", ".join(repr(d) for d in run.docs.slice(0, 3).to_pylist())
-    judged = ", ".join(repr(d) for d in qj.doc_ids[:3].tolist())
-    warn(
-        f"No retrieved document of any evaluated query is judged in the qrels, so every measure is 0. Run doc ids "
-        f"look like {run_docs}; judged ones like {judged}. If they name the same documents differently (a prefix, "
-        "case, spaces, leading zeros), make them match before evaluating.",
-        UnmatchedIdsWarning,
+def judge_arrays(run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *, rel_min: int, caller: str) -> Judged:
+    """:func:`judge` for run arrays already read (one query's list, say), under the call's depth and duplicates."""
+    return _judge_arrays(
+        run,
+        qj,
+        rel_min=rel_min,
+        depth=options.depth,
+        duplicates=options.duplicates,
+        caller=caller,
+        unannotated=options.unannotated,
     )
 
 
-def judge_arrays(run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *, rel_min: int, caller: str) -> Judged:
-    """:func:`judge` for run arrays already read (one query's list, say), under the call's depth and duplicates."""
-    return _judge_arrays(run, qj, rel_min=rel_min, depth=options.depth, duplicates=options.duplicates, caller=caller)
-
-
 def _judge_arrays(
-    run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False
+    run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False, unannotated="drop"
 ) -> Judged:
     closed = qj is None
-    qs = _queries(run, qj)
+    qs = _queries(run, qj, unannotated)
+    lacking = warn_unannotated(run.unannotated if closed else None, unannotated, caller)
     n_q, n_cells = qs.n, qs.n_sys * qs.n
     unjudged = _unjudged(run, qs)
     cell, row_q, key, grade, src = _evaluated_rows(run, qs, consume)
@@ -350,10 +354,8 @@ def _judge_arrays(
     repeats, judged_rows, judged_grade = _judgements_of_rows(
         run, qj, qs, cell, row_q, grade, src, int(np.count_nonzero(num_ret))
     )
-    # One query retrieving nothing judged is a plain failure; several, with no judged document at all, is a sign
-    # that the two sides spell their ids differently.
-    if qj is not None and not len(judged_rows) and len(qj.doc_ids) and len(cell) >= 10 and len(np.unique(row_q)) >= 2:
-        _warn_no_judged_document(run, qj)
+    if qj is not None and len(cell):  # nothing judged, or ids that match only respelled: say so, whatever the size
+        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)))
     del row_q, grade
     drop = _duplicate_rows(cell, repeats, key, run.docs, src, duplicates, run, qs.ids, n_q)
     if drop is not None:
@@ -398,9 +400,10 @@ def _judge_arrays(
         cell_group=cell_group,
         group_offsets=offsets,
         group_grades=grades,
-        closed_world=closed and run.n_relevant is None,
+        closed_world=closed and run.n_relevant is None and run.unretrieved is None,
         depth=depth,
         unjudged=unjudged,
+        unannotated=lacking,
     )
 
 
@@ -448,6 +451,8 @@ def _closed_groups(judged_cell, judged_grade, n_cells, run: RunArrays, queries, 
         extra = np.maximum(wanted - found, 0).astype(np.int64)
         g_cell = np.concatenate([g_cell, np.repeat(np.arange(n_cells), extra)])
         g_grade = np.concatenate([g_grade, np.ones(int(extra.sum()))])
+    if run.unretrieved is not None:  # gold lists: the gold items a system did not retrieve count too
+        g_cell, g_grade = with_unretrieved(g_cell, g_grade, run.unretrieved, queries)
     order = np.lexsort((-g_grade, g_cell))
     sizes = np.bincount(g_cell, minlength=n_cells)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)

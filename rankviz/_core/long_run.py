@@ -114,9 +114,10 @@ def id_array(series: pd.Series, *, role: str, what: str) -> pa.Array | pa.Chunke
         raise InputError(
             f"The {role} ids in the {what} column {series.name!r} are booleans; ids must be strings or integers."
         )
-    if pd.api.types.is_float_dtype(dtype):
+    if pd.api.types.is_float_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
+        kind = "complex numbers" if pd.api.types.is_complex_dtype(dtype) else "floats"
         raise InputError(
-            f"The {role} ids in the {what} column {series.name!r} are floats ({dtype}); ids must be strings or "
+            f"The {role} ids in the {what} column {series.name!r} are {kind} ({dtype}); ids must be strings or "
             f"integers. Convert them first, e.g. .astype('int64') or .astype(str)."
         )
     if series.isna().any():
@@ -163,12 +164,17 @@ def grade_array(series: pd.Series, *, what: str, allow_missing: bool) -> np.ndar
     """Relevance grades as float64 (NaN = unjudged where allowed); integers only."""
     if pd.api.types.is_bool_dtype(series.dtype):
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    if not pd.api.types.is_numeric_dtype(series.dtype):
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_complex_dtype(series.dtype):
         sample = series.dropna()
         shown = repr(sample.iloc[0]) if len(sample) else "only missing values"
         raise InputError(
             f"The relevance column {series.name!r} of the {what} must hold integer grades; it has dtype "
-            f"{series.dtype} (e.g. {shown}). Convert it with pd.to_numeric(...)."
+            f"{series.dtype} (e.g. {shown}). "
+            + (
+                "Complex numbers are not grades: keep the part you mean explicitly (e.g. .real)."
+                if pd.api.types.is_complex_dtype(series.dtype)
+                else "Convert it with pd.to_numeric(...)."
+            )
         )
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     missing = np.isnan(values)
@@ -208,9 +214,11 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
             f"order={use!r} needs a {use} column, and the run has none; its columns are {columns_text(frame)}."
         )
     series = frame[name]
-    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+    dtype = series.dtype
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype) or dtype.kind == "c":
         raise InputError(
-            f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}. Convert it with pd.to_numeric(...)."
+            f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}. Convert it with pd.to_numeric(...)"
+            + (" or keep the real part you mean (.real); complex numbers have no order." if dtype.kind == "c" else ".")
         )
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(values)
@@ -250,6 +258,12 @@ class RunArrays:
     n_relevant: dict | None = None  # query id -> number of relevant items (shape 3 only)
     query_order: np.ndarray | None = None  # closed world: every query to evaluate, in order
     ordered_by: str = "rank"  # 'score' when key is the score, 'rank' when it is minus the rank
+    # closed world with gold lists (shape 2): (system code, query id, grade) of the gold items a system did not
+    # retrieve, which the denominators count
+    unretrieved: tuple | None = None
+    unannotated: np.ndarray | None = (
+        None  # query ids with no gold at all (NaN, an empty list): not evaluated by default
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -344,6 +358,15 @@ def long_shape(frame, qrels, *, caller, columns: Columns, order=None, score_dtyp
         warn_id_kinds(kind, judged.kind, id_kind(cols.frame[cols.doc]), judged.doc_kind)
     ordered_by = order or ("score" if cols.score is not None else "rank")
     run = RunArrays(
-        systems, sys_codes, q_codes, q_values, docs, key, grade, kind, cols.frame.index, ordered_by=ordered_by
+        systems,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        kind,
+        cols.frame.index,
+        ordered_by=ordered_by,
     )
     return run, judged

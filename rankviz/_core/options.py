@@ -15,7 +15,7 @@ import functools
 import inspect
 
 from .._errors import UnknownOptionError
-from .checks import check_choice, check_cutoff, check_int
+from .checks import check_choice, check_cutoff, check_rel
 from .columns import Columns
 
 __all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
@@ -28,7 +28,8 @@ _DOCS = {
         "int, optional",
         "Minimum grade that counts as relevant (trec_eval ``-l``), applied to every measure that takes "
         "``rel`` and was not given its own (``RR(rel=3)@10`` keeps 3); labels carry it (``RR(rel=2)@10``). "
-        "nDCG uses every grade as its gain and ignores it. Default: 1.",
+        "nDCG uses every grade as its gain and ignores it. An int >= 0 (negative levels, whose meaning in "
+        "trec_eval counts unjudged documents as relevant, are refused). Default: 1.",
     ),
     "depth": ("int, optional", "Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``)."),
     "missing": (
@@ -58,6 +59,13 @@ _DOCS = {
         "Drop every retrieved item without a judgement (not in the qrels, or judged with a negative grade) "
         "before ranking, after the cut to ``depth`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).",
     ),
+    "unannotated": (
+        "{'drop', 'zero'}, default 'drop'",
+        "Input without qrels: a query with no gold at all (a missing or empty list of relevant ids, a missing "
+        "relevance vector or one of missing entries) is unannotated. ``'drop'`` leaves "
+        "it out (with a warning giving the count; it is listed as not evaluated), ``'zero'`` scores it 0 and "
+        "counts it in the mean.",
+    ),
     "columns": (
         "dict, optional",
         "Column names by role when the defaults and aliases do not find them: ``{'query': 'qid', 'doc': "
@@ -79,6 +87,7 @@ class EvalOptions:
     order: str | None = None
     score_dtype: str = "float64"
     judged_only: bool = False
+    unannotated: str = "drop"
     columns: Columns = Columns()
 
     @classmethod
@@ -86,7 +95,7 @@ class EvalOptions:
         """Validate raw keyword values into an :class:`EvalOptions` (the one place options are checked)."""
         rel = values.get("rel")
         return cls(
-            rel=None if rel is None else check_int(rel, "rel", caller),
+            rel=None if rel is None else check_rel(rel, caller),
             depth=check_cutoff(values.get("depth"), caller, name="depth"),
             missing=check_choice(values.get("missing", "zero"), "missing", caller, ("zero", "drop", "error")),
             duplicates=check_choice(values.get("duplicates", "error"), "duplicates", caller, ("error", "first")),
@@ -96,6 +105,7 @@ class EvalOptions:
                 values.get("score_dtype", "float64"), "score_dtype", caller, ("float64", "float32")
             ),
             judged_only=check_choice(values.get("judged_only", False), "judged_only", caller, (False, True)),
+            unannotated=check_choice(values.get("unannotated", "drop"), "unannotated", caller, ("drop", "zero")),
             columns=Columns.of(values.get("columns"), caller),
         )
 

@@ -100,6 +100,8 @@ def query_texts(queries, caller: str) -> dict[str, str]:
         )
     query = find_column(queries, "query", required=False, what="queries")
     text = next((c for c in TEXT_COLUMNS if c in queries.columns and c != query), None)
+    if text is None and query in TEXT_COLUMNS:  # a lone 'question' column is the text, not the query id
+        query, text = None, query
     if query is not None:
         ids = queries[query]
     elif queries.index.name in ALIASES["query"]:

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .._errors import DuplicateError, InputError
-from .columns import Columns, find_column, is_listlike, is_missing, row_label
+from .._errors import DuplicateError, InputError, QueryIdWarning, warn
+from .columns import ALIASES, FALLBACK_ALIASES, Columns, columns_text, find_column, is_listlike, is_missing, row_label
 from .id_codes import encode
-from .long_run import MAX_EXACT, MISSING_DOC, QrelsArrays, RunArrays, id_array
+from .long_run import MAX_EXACT, MISSING_DOC, RunArrays, id_array
 
 __all__ = ["lists_shape", "vectors_shape"]
 
@@ -28,9 +28,23 @@ def _query_labels(frame: pd.DataFrame, columns: Columns) -> pd.Series:
     name = find_column(frame, "query", columns.query, required=False, what="run")
     if name is not None:
         return frame[name]
+    looked = ", ".join(repr(a) for a in ALIASES["query"] + FALLBACK_ALIASES["query"])
     if isinstance(frame.index, pd.RangeIndex):
-        # No query column and a default index: number the queries by their row.
+        # No query column and a default index: number the queries by their row, and say so.
+        warn(
+            f"The run has no query-id column (looked for {looked}; its columns are {columns_text(frame)}), so its "
+            f"{len(frame)} rows are numbered '0', '1', ... as query ids. Name the column with "
+            "columns={'query': 'your_column'} if there is one.",
+            QueryIdWarning,
+        )
         return pd.Series(frame.index.astype(str), index=frame.index, name="query")
+    if frame.index.name is None:
+        warn(
+            f"The run has no query-id column (looked for {looked}), so the labels of its index "
+            f"({row_label(frame.index[0])}, ...) are the query ids. Name the index (frame.rename_axis('query_id')) "
+            "or the column (columns={'query': ...}) to silence this.",
+            QueryIdWarning,
+        )
     return pd.Series(frame.index, index=frame.index, name=frame.index.name or "query")
 
 
@@ -78,7 +92,7 @@ def _grade(value, doc: str, column: str, row) -> int:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer. Got {value!r}."
         )
-    if value != int(value) or abs(value) > MAX_EXACT:
+    if not np.isfinite(value) or value != int(value) or abs(value) > MAX_EXACT:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer within "
             f"+-2**53. Got {value!r}."
@@ -86,10 +100,21 @@ def _grade(value, doc: str, column: str, row) -> int:
     return int(value)
 
 
+def _is_grade_series(value) -> bool:
+    """A pandas Series of numbers indexed by doc ids (not 0, 1, 2, ...): ``pd.Series({"b": 1, "c": 2})``."""
+    return (
+        isinstance(value, pd.Series)
+        and not isinstance(value.index, pd.RangeIndex)
+        and (pd.api.types.is_numeric_dtype(value.dtype) or pd.api.types.is_bool_dtype(value.dtype))
+    )
+
+
 def _relevant_grades(value, column: str, row) -> dict[str, int]:
     """{doc id: grade} of one row's relevant ids (a list/set of ids, or an {id: grade} dict); missing ids name nothing."""
     if is_missing(value):
         return {}
+    if _is_grade_series(value):
+        value = dict(value.items())  # grades indexed by doc id: {id: grade}
     if isinstance(value, Mapping):
         pairs = [(_list_id(k, column, row, "relevant"), v) for k, v in value.items()]
         return {d: _grade(g, d, column, row) for d, g in pairs if d is not None}
@@ -116,8 +141,15 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     keys = pd.DataFrame({"s": systems if systems is not None else "", "q": qids})
     if keys.duplicated().any():
         bad = keys[keys.duplicated()].iloc[0]
+        hint = (
+            f" If the rows are several systems (retrievers), name the column that says which: "
+            f"columns={{'system': 'your_column'}} (the columns are {columns_text(frame)})."
+            if sys_name is None
+            else ""
+        )
         raise DuplicateError(
-            f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is expected."
+            f"The query {bad['q']!r} has more than one row of retrieved ids; one row per query (and system) is "
+            f"expected.{hint}"
         )
 
     flat, lengths = _retrieved_ids(frame, retrieved)
@@ -127,30 +159,7 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     flat = [MISSING_DOC + f"{r}:{p}" if d is None else d for d, r, p in zip(flat, row_of.tolist(), positions.tolist())]
     docs = pa.array(flat, pa.string())
 
-    # Judgements from the relevant column: one set per query, the same across systems.
-    j_q, j_d, j_g = [], [], []
-    seen: dict[str, dict] = {}
-    for i, value in enumerate(frame[relevant]):
-        grades = _relevant_grades(value, relevant, frame.index[i])
-        q = qids[i]
-        if q in seen:
-            if seen[q] != grades:
-                raise InputError(
-                    f"The relevant ids of query {q!r} differ between its rows; a query has one set of judgements."
-                )
-            continue
-        seen[q] = grades
-        for d, g in grades.items():
-            j_q.append(q)
-            j_d.append(d)
-            j_g.append(g)
-    judged = QrelsArrays(
-        np.asarray(j_q, dtype=object),
-        np.asarray(j_d, dtype=object),
-        np.asarray(j_g, dtype=np.int64),
-        query_order=np.asarray(pd.unique(qids), dtype=object),
-    )
-
+    gold, unannotated = _gold_of_queries(frame, relevant, qids)
     q_codes, q_values = encode(
         pa.array(qids[row_of].tolist(), pa.string()) if len(row_of) else pa.array([], pa.string())
     )
@@ -158,10 +167,67 @@ def lists_shape(frame, qrels, retrieved, *, caller, columns: Columns):
     if systems is not None:
         sys_codes, values = encode(pa.array(systems[row_of].tolist(), pa.string()))
         sys_tuple = tuple(values.tolist())
+    # Closed world: a retrieved id that is not in its query's gold is judged non-relevant (grade 0).
+    row_q = qids[row_of]
+    grade = np.asarray([gold[q].get(d, 0) for q, d in zip(row_q.tolist(), flat)], dtype=np.float64)
     key = -(positions + 1).astype(np.float64)
-    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, None, "str", None)
-    # Queries that retrieved nothing still carry judgements; the evaluation scores them 0.
-    return run, judged
+    order = np.asarray(pd.unique(qids), dtype=object)
+    run = RunArrays(
+        sys_tuple,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        "str",
+        None,
+        query_order=order,
+        unretrieved=_unretrieved_gold(gold, row_q, flat, sys_codes, len(sys_tuple or ("",))),
+        unannotated=unannotated,
+    )
+    # Queries that retrieved nothing still carry their gold; the evaluation scores them 0.
+    return run, None
+
+
+def _gold_of_queries(frame: pd.DataFrame, relevant: str, qids: np.ndarray) -> tuple[dict, np.ndarray]:
+    """{query: {doc: grade}} from the relevant column (one set per query, the same across systems), and the
+    queries whose gold is missing or empty (unannotated)."""
+    gold: dict[str, dict] = {}
+    unannotated = []
+    for i, value in enumerate(frame[relevant]):
+        grades = _relevant_grades(value, relevant, frame.index[i])
+        q = qids[i]
+        if q in gold:
+            if gold[q] != grades:
+                raise InputError(
+                    f"The relevant ids of query {q!r} differ between its rows; a query has one set of judgements."
+                )
+            continue
+        gold[q] = grades
+        if not grades:
+            unannotated.append(q)
+    return gold, np.asarray(unannotated, dtype=object)
+
+
+def _unretrieved_gold(gold: dict, row_q: np.ndarray, flat: list, sys_codes, n_sys: int):
+    """(system code, query id, grade) of every gold item a system did not retrieve for its query: the part of
+    the denominators (R, the ideal DCG) the retrieved rows do not show."""
+    systems = sys_codes.tolist() if sys_codes is not None else [0] * len(flat)
+    retrieved = set(zip(systems, row_q.tolist(), flat))
+    s_out, q_out, g_out = [], [], []
+    for s in range(n_sys):
+        for q, grades in gold.items():
+            for d, g in grades.items():
+                if (s, q, d) not in retrieved:
+                    s_out.append(s)
+                    q_out.append(q)
+                    g_out.append(g)
+    return (
+        np.asarray(s_out, dtype=np.int64),
+        np.asarray(q_out, dtype=object),
+        np.asarray(g_out, dtype=np.float64),
+    )
 
 
 def _vector_grade(item, column: str, row) -> float:
@@ -237,5 +303,24 @@ def vectors_shape(frame, qrels, rel_name, *, caller, columns: Columns):
     key = -(positions + 1).astype(np.float64)
     # Queries with an empty vector still count (they retrieved nothing): list every query explicitly.
     order = np.asarray(pd.unique(qids), dtype=object)
-    run = RunArrays(sys_tuple, sys_codes, q_codes, q_values, docs, key, grade, "str", None, n_relevant, order)
+    # No gold at all: a missing vector, or one whose entries are all missing (never an empty one: it retrieved nothing).
+    labelled = np.bincount(row_of, weights=~np.isnan(grade), minlength=len(frame)) > 0
+    lacking = np.asarray([is_missing(v) for v in frame[rel_name]], dtype=bool) | ((lengths > 0) & ~labelled)
+    if n_rel_name is not None:
+        lacking &= False  # n_relevant says how many are relevant: annotated
+    unannotated = np.asarray(pd.unique(qids[lacking]), dtype=object)
+    run = RunArrays(
+        sys_tuple,
+        sys_codes,
+        q_codes,
+        q_values,
+        docs,
+        key,
+        grade,
+        "str",
+        None,
+        n_relevant,
+        order,
+        unannotated=unannotated,
+    )
     return run, None

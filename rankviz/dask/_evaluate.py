@@ -291,6 +291,7 @@ def per_query_table(
         "n_queries": len(queries),
         "missing_from_run": missing_from_run,
         "unjudged_in_run": _merge_unjudged(results, systems),
+        "unannotated": (),  # long runs only: a query without gold is a per-query-lists idea
         "depth": options.depth,
         "ties": options.ties,
         "missing": options.missing,

@@ -152,6 +152,7 @@ def metadata(j: Judged, measures, options: EvalOptions) -> dict:
         "n_queries": j.n_queries,
         "missing_from_run": missing,
         "unjudged_in_run": dict(j.unjudged),
+        "unannotated": j.unannotated,
         "depth": j.depth,
         "ties": options.ties,
         "missing": options.missing,

@@ -88,7 +88,9 @@ def summary(
     - ``mean_first_relevant_rank``, ``median_first_relevant_rank`` (over the
       queries where one was retrieved, at any depth);
     - ``n_queries`` (evaluated), ``n_missing_from_run`` (judged but not retrieved),
-      ``n_unjudged_in_run`` (retrieved without judgements).
+      ``n_unjudged_in_run`` (retrieved without judgements), ``n_unannotated``
+      (input without qrels: queries with no gold at all, left out unless
+      ``unannotated='zero'``).
 
     Every column is numeric, so ``summary(...).T.round(4)`` rounds. Whether the
     judgements came from qrels or from the rows given (closed world) is recorded in
@@ -126,6 +128,7 @@ def summary(
         row["n_queries"] = len(cells)
         row["n_missing_from_run"] = int((~j.present[s * j.n_queries : (s + 1) * j.n_queries]).sum())
         row["n_unjudged_in_run"] = len(j.unjudged.get(None if j.systems is None else name, ()))
+        row["n_unannotated"] = len(j.unannotated)
         rows.append(row)
     table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
     table.attrs["rankviz"] = metadata(j, measures, options)

@@ -25,14 +25,16 @@ A run saved with ``write_run(..., format="parquet")`` is read back by
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from .._errors import InputError
+from .._errors import InputError, RankvizWarning, warn
 from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
 from .label_file import is_sqlite_file, read_store_qrels
 from .run_frame import (
@@ -78,7 +80,21 @@ def _run_parts(path, system: str | None, comments: bool) -> RunParts:
     return parts_from_fields(name, fields.columns[0], fields.columns[2], rank, score, fields.columns[5], system)
 
 
-def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.DataFrame:
+def _as_one_run(parts: RunParts, system_from: str) -> RunParts:
+    """A file of several run tags as one run named by its last line's tag (trec_eval keeps that run id), said once."""
+    if system_from == "tag" or len(parts.tags) <= 1:
+        return parts
+    last = str(parts.tags[int(parts.tag_codes[-1])])
+    shown = ", ".join(repr(str(t)) for t in parts.tags[:3]) + (", ..." if len(parts.tags) > 3 else "")
+    warn(
+        f"{parts.name} holds {len(parts.tags)} run tags ({shown}); it is read as one run named {last!r}, as trec_eval "
+        "and `rankviz eval` read it. Pass system_from='tag' to make each tag a system of its own.",
+        RankvizWarning,
+    )
+    return dataclasses.replace(parts, tag_codes=np.zeros(len(parts.tag_codes), dtype=np.int8), tags=[last])
+
+
+def read_run(path, *, system: str | None = None, system_from: str = "run", comments: bool = True) -> pd.DataFrame:
     """Read a TREC run file, or a run saved as parquet by :func:`write_run`.
 
     Parameters
@@ -91,6 +107,13 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
     system : str, optional
         The name to put in the ``system`` column. By default the run's tag (the
         sixth field) is used.
+    system_from : {'run', 'tag', 'file'}, default 'run'
+        How the ``system`` column is named when ``system`` is not given. ``'run'``:
+        the file is one run, as trec_eval and ``rankviz eval`` read it, named by
+        its tag; a file holding several tags is named by the tag of its last line
+        (the run id trec_eval keeps), with a :class:`~rankviz.RankvizWarning`
+        naming the tags. ``'tag'``: one system per tag. ``'file'``: one run named
+        by the file's name without its directory (as in :func:`read_runs`).
     comments : bool, default True
         Skip lines whose first non-blank character is ``#``, as trec_eval 10 does,
         with one :class:`~rankviz.RankvizWarning` giving their count and the first
@@ -145,7 +168,13 @@ def read_run(path, *, system: str | None = None, comments: bool = True) -> pd.Da
     0       q1     d1     1    2.5   bm25
     1       q1     d2     2    1.5   bm25
     """
-    return run_frame([_run_parts(path, system, comments)])
+    if system_from not in ("run", "tag", "file"):
+        raise InputError(
+            f"The 'system_from' parameter of read_run must be 'run', 'tag' or 'file'. Got {system_from!r} instead."
+        )
+    if system is None and system_from == "file":
+        system = os.path.basename(display_name(path))
+    return run_frame([_as_one_run(_run_parts(path, system, comments), system_from)])
 
 
 _GLOB_CHARACTERS = re.compile(r"[*?[]")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .._errors import InputError, UnknownMeasureError
 from ._measure import Measure
@@ -165,6 +166,9 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     """
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    _check_measures_argument(measures)
+    if not isinstance(measures, Iterable):
+        measures = [measures]  # one measure object of another library: parse_measure says whether it is known
     out: list[Measure] = []
     for m in measures:
         parsed = parse_measure(m)
@@ -173,3 +177,20 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     if not out:
         raise InputError("At least one measure is needed, for example ['RR@10', 'nDCG@10'].")
     return out
+
+
+def _check_measures_argument(measures) -> None:
+    """Refuse what cannot be a list of measures (None, a number, a table, a dict), saying what is expected."""
+    if measures is None:
+        got = "None"
+    elif isinstance(measures, numbers.Number):
+        got = f"the number {measures!r}"
+    elif isinstance(measures, Mapping) or hasattr(measures, "columns"):
+        got = f"a {type(measures).__name__}"
+    else:
+        return
+    hint = " (a cutoff belongs in the name: 'RR@10')" if isinstance(measures, numbers.Number) else ""
+    raise InputError(
+        f"measures must be a measure name such as 'RR@10', a Measure, or a list of them, e.g. "
+        f"['RR@10', 'nDCG@10', 'AP']; got {got}{hint}. They come after the run: evaluate(run, ['RR@10'], qrels)."
+    )

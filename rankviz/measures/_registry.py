@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import check_choice, check_int
+from .._core.checks import check_choice, check_int, check_rel
 from .._errors import InputError, UnknownMeasureError
 
 __all__ = [
@@ -156,7 +156,7 @@ class Param:
         if self.choices is not None:
             return check_choice(value, name, caller, self.choices)
         if self.type is int:
-            return check_int(value, name, caller)
+            return check_rel(value, caller, name=name) if name == "rel" else check_int(value, name, caller)
         if self.type is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
             return float(value)
         if self.type is str and isinstance(value, str):
