@@ -64,6 +64,7 @@ from .io import (
     write_run,
 )
 from .measures import Measure, parse_measure
+from .stats.failure_causes import failure_slices
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
@@ -94,6 +95,7 @@ __all__ = [
     "bootstrap",
     "compare",
     "evaluate",
+    "failure_slices",
     "first_relevant_rank",
     "fuse",
     "fusion",
