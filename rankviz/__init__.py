@@ -35,6 +35,7 @@ from ._errors import (
 )
 from .evaluation import (
     bootstrap,
+    changes,
     compare,
     evaluate,
     first_relevant_rank,
@@ -93,6 +94,7 @@ __all__ = [
     "UnknownOptionError",
     "UnmatchedIdsWarning",
     "bootstrap",
+    "changes",
     "compare",
     "evaluate",
     "failure_slices",

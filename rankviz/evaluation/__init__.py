@@ -21,6 +21,7 @@ from .api import (
     summary,
     table,
 )
+from .changes import changes
 
 __all__ = [
     "evaluate",
@@ -37,4 +38,5 @@ __all__ = [
     "bootstrap",
     "compare",
     "table",
+    "changes",
 ]
