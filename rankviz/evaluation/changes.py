@@ -184,7 +184,7 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
             known = ", ".join(map(repr, pd.unique(table["system"])))
             raise InputError(f"{caller}: unknown system {who!r}; the run has {known}.")
         wide[who] = part.set_index("query_id")[names]
-    joined = wide[baseline].join(wide[system], how="inner", lsuffix="_b", rsuffix="_s")
+    joined = wide[baseline].add_suffix("_b").join(wide[system].add_suffix("_s"), how="inner")
     lists, relevant = _ranked_lists(run, qrels, (baseline, system), options, rel, caller)
     roles = (chosen.name, rr.name, recall.name)
     rows = [_query_row(q, joined.loc[q], roles, lists, relevant, baseline, system, k) for q in joined.index]
