@@ -110,3 +110,76 @@ def test_tau_ap_identity_reversal_and_brute_force():
     assert math.isnan(tau_ap(["a", "x"], ["a", "y"]))
     # a swap at the top costs more than a swap at the bottom (unlike Kendall's tau)
     assert tau_ap(list("bacde"), items) < tau_ap(list("abced"), items)
+
+
+# ----------------------------------------------------------------------------- the explorer, side by side
+
+
+def test_explorer_side_by_side_marks_moved_relevant_documents():
+    from rankviz.widgets import ExplorerModel
+
+    run, qrels = two_systems()
+    model = ExplorerModel(run, qrels, k=3)
+    mine, theirs = model.side_by_side("new", "base", "q1", 3)
+    assert mine["doc_id"].tolist() == ["r1", "a", "b"] and mine["moved"].tolist() == ["\u25b2 from 3", "", ""]
+    assert theirs["moved"].tolist() == ["", "", "\u25b2 to 1"]
+    mine, theirs = model.side_by_side("new", "base", "q2", 2)
+    assert mine["moved"].tolist() == ["", ""] and theirs["moved"].tolist() == ["\u25bc to 3", ""]
+    with pytest.raises(rankviz.InputError, match="two different systems"):
+        model.side_by_side("new", "new", "q1", 3)
+    ui = rankviz.widgets.explore(run, qrels, k=3, system="new", baseline="base")
+    ui.select("q1")
+    assert "rankviz-side-baseline" in ui.table.value and ui.table.value.count("rankviz-moved-up") == 2
+    ui.baseline.value = rankviz.widgets.explorer.NO_BASELINE
+    assert "rankviz-side-by-side" not in ui.table.value
+
+
+def systems_of_the_example(n: int) -> pd.DataFrame:
+    run, _, _ = rankviz.datasets.load_example()
+    names = ["bm25", "bm25+rerank", "rrf", "tfidf"]
+    parts = [run[run["system"] == names[i % 4]].assign(system=f"system {i + 1:02d} <{names[i % 4]}>") for i in range(n)]
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1, 5, 20])
+def test_side_by_side_in_a_real_browser(n, tmp_path):
+    """The snapshot of the side-by-side view in headless Chromium: two lists side by side, moves marked."""
+    from .test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _check_requirements
+
+    _check_requirements(("playwright",))
+    from playwright.sync_api import expect, sync_playwright
+
+    _, qrels, queries = rankviz.datasets.load_example()
+    run = systems_of_the_example(n)
+    systems = list(pd.unique(run["system"]))
+    system, baseline = systems[min(1, n - 1)], (systems[0] if n > 1 else None)
+    ui = rankviz.widgets.explore(run, qrels, queries=queries, system=system, baseline=baseline)
+    ui.select("q0389")  # bm25 has its relevant documents at 14 and 13, the reranker at 1 and 7
+    page_path = tmp_path / "side_by_side.html"
+    page_path.write_text(f"<!doctype html><html><meta charset='utf-8'><body>{ui.snapshot_html()}</body></html>")
+    shots = ROOT / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+            page.goto(page_path.as_uri(), wait_until="load")
+            shown = page.locator(".rankviz-panel-table:not([hidden])")
+            if baseline is None:
+                expect(shown.locator(".rankviz-side-by-side")).to_have_count(0)
+                expect(shown.locator("table.rankviz-ranked-list tbody tr")).to_have_count(10)
+            else:
+                left = shown.locator(".rankviz-side-baseline table").bounding_box()
+                right = shown.locator(".rankviz-side-system table").bounding_box()
+                assert left["x"] + left["width"] <= right["x"] and abs(left["y"] - right["y"]) < 5
+                expect(shown.locator(".rankviz-side-baseline")).to_contain_text(baseline)
+                expect(shown.locator(".rankviz-side-system .rankviz-moved-up")).to_have_text(
+                    ["\u25b2 from 14", "\u25b2 from 13"]
+                )
+                expect(shown.locator(".rankviz-side-baseline .rankviz-moved")).to_have_count(0)  # both were below 10
+            page.screenshot(path=str(shots / f"side_by_side_{n}_systems.png"), full_page=True)
+        finally:
+            browser.close()

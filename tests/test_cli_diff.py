@@ -160,5 +160,7 @@ def test_markdown_escape_backslashes_every_punctuation():
 
 def test_the_console_script_exit_status(covid):
     qrels, run, _ = covid
-    done = subprocess.run([sys.executable, "-m", "rankviz", "diff", str(qrels), str(run), str(run)], capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "rankviz", "diff", str(qrels), str(run), str(run)], capture_output=True
+    )
     assert done.returncode == 0 and b"no regression" in done.stdout

@@ -131,8 +131,14 @@ def diff_result(args) -> dict:
         "seed": args.seed,
         "measures": rows,
         "most_hurt": [
-            {"query_id": str(h["query_id"]), "text": texts.get(str(h["query_id"])), "measure": first,
-             "baseline": float(h["baseline"]), "new": float(h["system"]), "difference": float(h["difference"])}
+            {
+                "query_id": str(h["query_id"]),
+                "text": texts.get(str(h["query_id"])),
+                "measure": first,
+                "baseline": float(h["baseline"]),
+                "new": float(h["system"]),
+                "difference": float(h["difference"]),
+            }
             for h in hurt.to_dict("records")
         ],  # fmt: skip
         "regressions": regressions,
