@@ -212,7 +212,7 @@ def markdown_escape(text) -> str:
     Examples
     --------
     >>> markdown_escape("a|b <script>*x*</script>")
-    'a\\\\|b \\\\<script\\\\>\\\\*x\\\\*\\\\</script\\\\>'
+    'a\\\\|b \\\\<script\\\\>\\\\*x\\\\*\\\\<\\\\/script\\\\>'
     """
     return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
 

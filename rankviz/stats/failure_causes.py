@@ -164,8 +164,8 @@ def failure_slices(
     ...                       "RR@10": [0.0] * 10 + [1.0] * 30,
     ...                       "source": ["faq"] * 10 + ["docs"] * 30})
     >>> top = rankviz.failure_slices(table)
-    >>> top[["attribute", "value", "n", "failure_share"]].iloc[0].tolist()
-    ['source', 'faq', 10, 1.0]
+    >>> top["attribute"].iloc[0], top["value"].iloc[0], int(top["n"].iloc[0]), float(top["failure_share"].iloc[0])
+    ('source', 'faq', 10, 1.0)
     """
     caller = "failure_slices"
     bins = check_int(bins, "bins", caller, low=2)
