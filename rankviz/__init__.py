@@ -37,6 +37,7 @@ from ._errors import (
 )
 from .evaluation import (
     bootstrap,
+    changes,
     compare,
     evaluate,
     first_relevant_rank,
@@ -66,6 +67,7 @@ from .io import (
     write_run,
 )
 from .measures import Measure, parse_measure
+from .stats.failure_causes import failure_slices
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
@@ -96,8 +98,10 @@ __all__ = [
     "UnknownOptionError",
     "UnmatchedIdsWarning",
     "bootstrap",
+    "changes",
     "compare",
     "evaluate",
+    "failure_slices",
     "first_relevant_rank",
     "fuse",
     "fusion",

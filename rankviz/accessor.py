@@ -104,6 +104,7 @@ class RankAccessor:
     summary = _delegate(evaluation.summary)
     bootstrap = _delegate(evaluation.bootstrap)
     compare = _delegate(evaluation.compare)
+    changes = _delegate(evaluation.changes)
     table = _delegate(evaluation.table)
     ties = _delegate(ties.tie_report, "ties")
     explore = _LazyMethod("rankviz.widgets", "explore")

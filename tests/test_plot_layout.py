@@ -75,6 +75,13 @@ def generated_results(n_systems: int):
     )
 
 
+@cache
+def example_changes(n_queries: int):
+    """rankviz.changes on the built-in example, cut to its first ``n_queries`` queries (hurt ones first)."""
+    run, qrels, _ = rankviz.datasets.load_example()
+    return rankviz.changes(run, qrels, system="bm25+rerank", baseline="bm25", k=10).head(n_queries)
+
+
 def queries() -> dict:
     return {f"q{q:02d}": query_text(q) for q in range(N_QUERIES)}
 
@@ -102,6 +109,10 @@ def _calls(n: int) -> dict:
         "recall_vs_mrr": lambda ax: rp.recall_vs_mrr(table, ax=ax),
         "recall_vs_mrr per query": lambda ax: rp.recall_vs_mrr(table, per_query=True, ax=ax),
     }
+    calls["failure_causes"] = lambda ax: rp.failure_causes(
+        rankviz.failure_slices(table, system=names[-1], queries=queries(), min_count=3), ax=ax
+    )
+    calls["changes"] = lambda ax: rp.changes(example_changes(n * 30), n=min(n * 4, 40), queries=queries(), ax=ax)
     wins_everywhere = two.assign(**{"RR@10": np.where(two["system"] == system_name(1), 1.0, 0.0)})
     calls["paired_differences, every query won"] = lambda ax: rp.paired_differences(
         wins_everywhere, system=system_name(1), baseline=system_name(0), measure="RR@10", ax=ax

@@ -49,6 +49,8 @@ PLOT_MODULES = [
     "curves",
     "diagnosis",
     "namespace",
+    "failure_causes",
+    "changes",
 ]
 
 
@@ -71,6 +73,18 @@ def one_system(table: pd.DataFrame, name: str = "bm25") -> pd.DataFrame:
 
 
 @cache
+@cache
+def _changes():
+    run, qrels, _, _ = _example()
+    return rankviz.changes(run, qrels, system="bm25+rerank", baseline="bm25", k=10)
+
+
+@cache
+def _slices():
+    table, queries = _example()[3], _example()[2]
+    return rankviz.failure_slices(table, system="bm25", measure="RR@10", queries=queries)
+
+
 def _bootstrap():
     """(one measure's results by system, the tidy table of three measures)."""
     table = _example()[3]
@@ -154,6 +168,8 @@ def _calls():
         ),
         ("metric_at_k", lambda ax: rp.metric_at_k(table, ax=ax)),
         ("recall_vs_mrr", lambda ax: rp.recall_vs_mrr(table, k=10, per_query=True, ax=ax)),
+        ("failure_causes", lambda ax: rp.failure_causes(_slices(), ax=ax)),
+        ("changes", lambda ax: rp.changes(_changes(), queries=queries, ax=ax)),
     ]
 
 
@@ -165,6 +181,8 @@ CALL_NAMES = [
     "paired_differences",
     "metric_at_k",
     "recall_vs_mrr",
+    "failure_causes",
+    "changes",
 ]
 
 
@@ -202,6 +220,8 @@ def test_draws_on_the_current_axes_without_ax(name):
         "paired_differences": lambda: rp.paired_differences(table, system="rrf", baseline="bm25", measure="RR@10"),
         "metric_at_k": lambda: rp.metric_at_k(table),
         "recall_vs_mrr": lambda: rp.recall_vs_mrr(table),
+        "failure_causes": lambda: rp.failure_causes(_slices()),
+        "changes": lambda: rp.changes(_changes()),
     }
     assert funcs[name]() is ax
 
@@ -1132,6 +1152,12 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
         ),
         "metric_at_k": lambda ax: rp.metric_at_k(table, ax=ax),
         "recall_vs_mrr": lambda ax: rp.recall_vs_mrr(table, per_query=True, ax=ax),
+        "failure_causes": lambda ax: rp.failure_causes(
+            rankviz.failure_slices(table, system="smith.rm3", measure="nDCG@10", threshold=0.4, queries=topics), ax=ax
+        ),
+        "changes": lambda ax: rp.changes(
+            rankviz.changes(runs, qrels, system="smith.rm3", baseline="smith.bm25", k=10), queries=topics, ax=ax
+        ),
     }
     assert set(draws) == set(CALL_NAMES)
     for name, draw in draws.items():

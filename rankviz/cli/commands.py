@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 from .._core.options import TIES
+from . import diff
 
 __all__ = ["main", "trec_name"]
 
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_eval(sub)
     _add_report(sub)
     _add_notebooks(sub)
+    diff.add_parser(sub)
     return parser
 
 
@@ -326,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # -h, or a usage error already printed in one line: a status, as for the commands
         return exc.code if isinstance(exc.code, int) else 2
-    handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks}
+    handlers = {"eval": _eval, "report": _report, "notebooks": _notebooks, "diff": diff.run}
     prog = f"rankviz {args.command}"
     try:
         if args.command == "eval":

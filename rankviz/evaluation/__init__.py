@@ -23,6 +23,7 @@ from .api import (
 from .api import (
     bootstrap_with as bootstrap_with,  # for the interval plots (both kinds of options already resolved)
 )
+from .changes import changes
 from .ranked_lists import ranked_list
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "bootstrap",
     "compare",
     "table",
+    "changes",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from .._core.input_shapes import run_arrays
 from .._core.judged import judge_arrays
 from .._core.long_run import MISSING_DOC, QrelsArrays, RunArrays
 from .._core.options import EvalOptions, with_eval_options
-from .._errors import InputError
+from .._errors import InputError, UnmatchedIdsWarning
 from .pipeline import read_judgements, read_run_input
 
 __all__ = ["ranked_list"]
@@ -89,8 +90,11 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     query = str(query)
     rows = _rows_of(arrays, query, system, judged)
     sub, sub_judged = _one_list(arrays, judged, rows, query)
-    # The pipeline's own judging of these rows: the same duplicate check and message as every measure.
-    judge_arrays(sub, sub_judged, options, rel_min=min(rel, 0), caller="ranked_list")
+    # The pipeline's own judging of these rows: the same duplicate check and message as every measure. Whether
+    # the run's and the qrels' ids match at all is said by the evaluation of the run, not once per list shown.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedIdsWarning)
+        judge_arrays(sub, sub_judged, options, rel_min=min(rel, 0), caller="ranked_list")
     docs = np.asarray(sub.docs.to_pylist(), dtype=object)
     grades = _grades(sub, sub_judged, docs)
     keep = _first_copies(docs, sub.key) if options.duplicates == "first" else np.arange(len(docs))

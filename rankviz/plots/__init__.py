@@ -49,6 +49,12 @@ metric_at_k
 recall_vs_mrr
     The diagnosis view: recall against MRR, each system read against the median
     system (or a reference), with the quadrants read out. (:mod:`~rankviz.plots.diagnosis`)
+failure_causes
+    The slices of :func:`rankviz.failure_slices`: failure share inside and outside each.
+    (:mod:`~rankviz.plots.failure_causes`)
+changes
+    The biggest movers of :func:`rankviz.changes`: each relevant document's rank before and after.
+    (:mod:`~rankviz.plots.changes`)
 RunPlots
     ``df.rank.plot``: each plot above, evaluating the run first.
     (:mod:`~rankviz.plots.namespace`)
@@ -60,10 +66,12 @@ keyword merging).
 
 from __future__ import annotations
 
+from .changes import changes
 from .curves import metric_at_k
 from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
+from .failure_causes import failure_causes
 from .intervals import ci
 from .namespace import RunPlots
 from .resampled import bootstrap_distribution
@@ -77,5 +85,7 @@ __all__ = [
     "paired_differences",
     "metric_at_k",
     "recall_vs_mrr",
+    "failure_causes",
+    "changes",
     "RunPlots",
 ]

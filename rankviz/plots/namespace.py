@@ -17,6 +17,8 @@ from .. import evaluation
 from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..measures import Measure
 from ..stats.options import StatsOptions, with_stats_options
+from . import changes as changes_plot
+from . import failure_causes as failure_causes_plot
 from . import style
 from .curves import measure_family, metric_at_k
 from .diagnosis import recall_vs_mrr
@@ -201,3 +203,27 @@ class RunPlots:
         return recall_vs_mrr(
             table, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds, ax=ax, **drawing
         )
+
+    @with_eval_options
+    def failure_causes(
+        self, qrels=None, *, system=None, queries=None, k=10, n=15, alpha=0.05, ax=None, options: EvalOptions, **kwargs
+    ) -> Axes:
+        """Evaluate ``RR@k`` per query, find :func:`rankviz.failure_slices` and plot :func:`rankviz.plots.failure_causes`."""
+        from ..stats import failure_slices
+
+        drawing = self._drawing(kwargs, "failure_causes", "barh", "patches.Rectangle")
+        table = self._evaluate([f"RR@{k}"], qrels, options)
+        slices = failure_slices(table, measure=table.columns[-1], system=system, queries=queries)
+        return failure_causes_plot.failure_causes(slices, n=n, alpha=alpha, ax=ax, **drawing)
+
+    @with_eval_options
+    def changes(
+        self, qrels=None, *, system, baseline, measure=None, k=10, n=10, queries=None, ax=None, options: EvalOptions,
+        **kwargs,
+    ) -> Axes:  # fmt: skip
+        """Compute :func:`rankviz.changes` and plot its biggest movers (:func:`rankviz.plots.changes`)."""
+        drawing = self._drawing(kwargs, "changes", "annotate", "text.Annotation")
+        moved = evaluation.changes(
+            self._frame, qrels, system=system, baseline=baseline, measure=measure, k=k, **options.as_keywords()
+        )
+        return changes_plot.changes(moved, n=n, queries=queries, ax=ax, **drawing)

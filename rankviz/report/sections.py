@@ -27,6 +27,7 @@ __all__ = [
     "comparison_overview",
     "significance_overview",
     "resampling_floor",
+    "failure_slices_table",
     "STYLE",
 ]
 
@@ -167,4 +168,28 @@ def resampling_floor(n_resamples: int, n_tests: int, alpha: float = 0.05) -> str
         f"With {n_resamples} resamples the smallest randomization p-value is 1/{n_resamples + 1}; over {n_tests} tests "
         f"Holm's correction cannot bring it below {alpha:g}, so nothing can be significant here. Run the report with "
         f"more resamples (--n-resamples {int(n_tests / alpha) + 1} or more)."
+    )
+
+
+def failure_slices_table(slices: pd.DataFrame, n: int = 8, alpha: float = 0.05) -> str:
+    """The strongest ``n`` slices of :func:`rankviz.failure_slices` as an escaped table, or a sentence when none.
+
+    Parameters
+    ----------
+    slices : DataFrame
+        The output of :func:`rankviz.failure_slices`.
+    """
+    meta = slices.attrs.get("rankviz", {})
+    tested = meta.get("n_candidates", 0)
+    significant = int((slices["q_value"] < alpha).sum()) if len(slices) else 0
+    lead = (
+        f"{meta.get('n_failures', 0)} of {meta.get('n_queries', 0)} queries fail; {tested} slices tested, "
+        f"{significant} over-represented among the failures at q &lt; {alpha:g} (Fisher's exact test, "
+        "Benjamini-Hochberg across every slice)."
+    )
+    if not len(slices):
+        return f'<div class="rankviz-report"><p>{lead}</p></div>'
+    shown = slices.head(n)[["attribute", "value", "n", "failure_share", "failure_share_outside", "lift", "q_value"]]
+    return f'<div class="rankviz-report"><p>{lead}</p></div>' + html_table(
+        shown, f"The {len(shown)} strongest slices", index=False
     )

@@ -23,6 +23,9 @@ Paired comparisons
     Wilcoxon signed-rank test; Holm or Benjamini-Hochberg correction over every
     comparison of the call; the effect size d_z = mean(d) / sd(d); and
     win/tie/loss counts.
+Failure causes
+    :func:`failure_slices`: attribute values, numeric bins and query-text terms over-represented among a
+    system's failures (Fisher's exact test, Benjamini-Hochberg across every candidate).
 The zero problem
     MRR mixes two things: how often the first relevant item is found at all, and
     how high it is when found. For RR measures every bootstrap result also reports
@@ -38,6 +41,7 @@ Coverage (measured by ``benchmarks/coverage.py``; ``docs/statistics.md`` explain
     queries and at least 80% zeros).
 """
 
+from .failure_causes import failure_slices
 from .inference import benjamini_hochberg, holm, wilson_interval
 from .intervals import bootstrap
 from .many_systems import CORRECTIONS, TESTS, all_pairs, significance_table, tukey_hsd_p
@@ -66,4 +70,5 @@ __all__ = [
     "tukey_hsd_p",
     "TESTS",
     "CORRECTIONS",
+    "failure_slices",
 ]

@@ -17,18 +17,25 @@ from .._errors import InputError
 from . import render
 from .explorer_model import FAILURE_NOTE, ExplorerModel
 
-__all__ = ["ExplorerModel", "Explorer", "explore"]
+__all__ = ["ExplorerModel", "Explorer", "explore", "NO_BASELINE"]
+
+#: the "beside" menu's choice for a single list
+NO_BASELINE = "(none)"
 
 
 class Explorer(w.VBox):
     """The widget returned by :func:`explore`; see there."""
 
-    def __init__(self, model: ExplorerModel, *, system=None):
+    def __init__(self, model: ExplorerModel, *, system=None, baseline=None):
         self.model = model
         system = model.check_system(system)
+        baseline = model.check_system(baseline) if baseline is not None else None
         self._busy = False
         self.system = w.Dropdown(options=list(model.systems or ["run"]), value=system or "run", description="system")
         self.system.disabled = model.systems is None
+        others = [NO_BASELINE] + list(model.systems or [])
+        self.baseline = w.Dropdown(options=others, value=baseline or NO_BASELINE, description="beside")
+        self.baseline.disabled = model.systems is None or len(model.systems) < 2
         self.order = w.Dropdown(options=model.order_labels, value=model.order_label, description="worst by")
         self.k = w.IntSlider(value=model.initial_k, min=1, max=model.max_k, description="k", continuous_update=False)
         self.search = w.Text(placeholder="filter queries (id or words)", description="search", continuous_update=True)
@@ -37,6 +44,7 @@ class Explorer(w.VBox):
         self.header, self.measures, self.table, self.status = w.HTML(), w.HTML(), w.HTML(), w.HTML()
         classes = {
             "rankviz-system": self.system,
+            "rankviz-baseline": self.baseline,
             "rankviz-order": self.order,
             "rankviz-k": self.k,
             "rankviz-search": self.search,
@@ -51,7 +59,7 @@ class Explorer(w.VBox):
             widget.add_class(name)
         super().__init__(
             children=[
-                w.HBox([self.system, self.order, self.k]),
+                w.HBox([self.system, self.baseline, self.order, self.k]),
                 w.HBox([self.search, self.next_failure]),
                 w.HBox([self.query, w.VBox([self.header, self.measures])]),
                 self.table,
@@ -61,6 +69,7 @@ class Explorer(w.VBox):
         self.add_class("rankviz-explorer")
         for widget in (self.system, self.order, self.k, self.search):
             widget.observe(self._on_list_change, names="value")
+        self.baseline.observe(self._on_list_change, names="value")
         self.query.observe(self._on_query, names="value")
         self.next_failure.on_click(self._on_next_failure)
         self._relist()
@@ -98,7 +107,7 @@ class Explorer(w.VBox):
             panel = render.query_header(qid, system, text) + render.measure_table(
                 m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
             )
-            table = render.ranked_list_table(m.top(system, qid, k), m.snippet_length)
+            table = self._table_html(qid)
             items.append(
                 {
                     "label": render.query_option(value, qid, text),
@@ -111,6 +120,19 @@ class Explorer(w.VBox):
                     "listed": len(listed) - start}  # fmt: skip
         status = render.status_line(m.status(system, k, self.order.value, self.search.value))
         return render.explorer_snapshot(controls, items, status)
+
+    @property
+    def selected_baseline(self):
+        """The system shown beside the selected one (None: a single list)."""
+        value = self.baseline.value
+        return None if value == NO_BASELINE or value == self.selected_system else value
+
+    def _table_html(self, qid) -> str:
+        m, system, k, baseline = self.model, self.selected_system, self.k.value, self.selected_baseline
+        if baseline is None:
+            return render.ranked_list_table(m.top(system, qid, k), m.snippet_length)
+        mine, theirs = m.side_by_side(system, baseline, qid, k)
+        return render.side_by_side(mine, theirs, system, baseline, m.snippet_length)
 
     @property
     def selected_system(self):
@@ -145,7 +167,7 @@ class Explorer(w.VBox):
             self.measures.value = render.measure_table(
                 m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
             )
-            self.table.value = render.ranked_list_table(m.top(system, qid, k), m.snippet_length)
+            self.table.value = self._table_html(qid)
         self.status.value = render.status_line(m.status(system, k, self.order.value, self.search.value), note)
 
     def _on_list_change(self, change):
@@ -194,6 +216,7 @@ def explore(
     measure="RR@k",
     k: int | None = None,
     system=None,
+    baseline=None,
     rel: int = 1,
     snippet_length: int = 160,
     columns: Mapping[str, str] | None = None,
@@ -233,6 +256,11 @@ def explore(
         disagrees is an error.
     system : str, optional
         The system shown first (default: the first one).
+    baseline : str, optional
+        Show this system's list beside the system's (side by side, the baseline on the
+        left): each relevant document that moved is marked with its rank in the other
+        list (``▲ from 7``, ``▼ from 1``, ``new``; ``gone`` in the baseline's list).
+        The *beside* menu changes it (``(none)``: one list).
     rel : int, default 1
         Minimum grade that counts as relevant (RR, AP, P, R, Success and the marked rows).
     snippet_length : int, default 160
@@ -281,4 +309,4 @@ def explore(
         run, qrels, queries=queries, documents=documents, measure=measure, k=k, rel=rel,
         snippet_length=snippet_length, columns=columns, order=order, score_dtype=score_dtype,
     )  # fmt: skip
-    return Explorer(model, system=system)
+    return Explorer(model, system=system, baseline=baseline)

@@ -322,3 +322,36 @@ class ExplorerModel:
         table = self.ranked(system, query_id)
         hits = table.loc[table["relevant"], "rank"]
         return int(hits.iloc[0]) if len(hits) else None
+
+    def side_by_side(self, system, baseline, query_id, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The top ``k`` of ``system`` and of ``baseline`` for one query, each with a ``moved`` column.
+
+        ``moved`` says, for a relevant document, where it is in the other list: in the
+        system's table ``'▲ from 7'`` (the baseline had it at rank 7), ``'▼ from 1'`` or
+        ``'new'`` (the baseline did not retrieve it); in the baseline's table ``'▲ to 2'``,
+        ``'▼ to 12'`` or ``'gone'``. Empty when the rank is the same or the row is not relevant.
+        """
+        k = check_cutoff(k, "explore", allow_none=False)
+        system, baseline = self.check_system(system), self.check_system(baseline)
+        if system is None or system == baseline:
+            raise InputError("explore: the side-by-side view needs two different systems (system= and baseline=).")
+        mine, theirs = self.ranked(system, query_id), self.ranked(baseline, query_id)
+        mine_rank = dict(zip(mine["doc_id"].tolist(), mine["rank"].tolist()))
+        their_rank = dict(zip(theirs["doc_id"].tolist(), theirs["rank"].tolist()))
+
+        def moved(table, other, words):
+            out = []
+            for doc, rank, relevant in zip(table["doc_id"], table["rank"], table["relevant"]):
+                there = other.get(doc)
+                if not relevant or there == rank:
+                    out.append("")
+                elif there is None:
+                    out.append(words[2])
+                else:
+                    out.append(f"{words[0] if there > rank else words[1]} {int(there)}")
+            return table.assign(moved=out)
+
+        return (
+            moved(mine.head(k), their_rank, ("\u25b2 from", "\u25bc from", "new")),
+            moved(theirs.head(k), mine_rank, ("\u25bc to", "\u25b2 to", "gone")),
+        )

@@ -44,6 +44,7 @@ __all__ = [
     "playground_states",
     "playground_snapshot",
     "explorer_snapshot",
+    "side_by_side",
 ]
 
 #: Background of a relevant row in the ranked-list table.
@@ -192,6 +193,7 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
     """
     columns = ["rank", "doc id"] + (["score"] if "score" in table.columns else []) + ["relevance"]
     columns += ["snippet"] if "text" in table.columns else []
+    columns += ["moved"] if "moved" in table.columns else []
     out = [
         '<table class="rankviz-ranked-list" style="border-collapse:collapse;font-family:sans-serif;font-size:90%">',
         "<thead><tr>" + "".join(f'<th style="{_CELL_STYLE}">{name}</th>' for name in columns) + "</tr></thead><tbody>",
@@ -210,6 +212,8 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
         cells.append(str(int(row["relevance"])) if judged else _unjudged_cell(row["relevance"]))
         if "text" in row:
             cells.append(_snippet(row.get("title", ""), row["text"], snippet_length))
+        if "moved" in row:
+            cells.append(_moved_cell(row["moved"]))
         out.append(
             f'<tr class="{" ".join(classes)}"{style}>'
             + "".join(f'<td style="{_CELL_STYLE}">{c}</td>' for c in cells)
@@ -224,6 +228,29 @@ def ranked_list_table(table: pd.DataFrame, snippet_length: int = 160) -> str:
             f'<div class="rankviz-unjudged-count" style="color:#555">{unjudged} of these {len(table)} items {verb} unjudged.</div>'
         )
     return "".join(out)
+
+
+def _moved_cell(text: str) -> str:
+    """A relevant document's rank in the other list: ▲ moved up, ▼ down, new or gone (class rankviz-moved-*)."""
+    if not text:
+        return ""
+    kind = "up" if text.startswith("\u25b2") else "down" if text.startswith("\u25bc") else "new"
+    colour = {"up": "#0173b2", "down": "#de8f05", "new": "#555"}[kind]
+    return f'<b class="rankviz-moved rankviz-moved-{kind}" style="color:{colour}">{escape(text)}</b>'
+
+
+def side_by_side(system_table, baseline_table, system: str, baseline: str, snippet_length: int = 160) -> str:
+    """The baseline's ranked list beside the system's (tables from ``ExplorerModel.side_by_side``), moved relevant rows marked."""
+    halves = [(baseline, baseline_table, "baseline"), (system, system_table, "system")]
+    return (
+        '<div class="rankviz-side-by-side" style="display:flex;gap:1.5em;align-items:flex-start">'
+        + "".join(
+            f'<div class="rankviz-side-{role}"><div><b>{escape(name)}</b> ({role})</div>'
+            f"{ranked_list_table(table, snippet_length)}</div>"
+            for name, table, role in halves
+        )
+        + "</div>"
+    )
 
 
 def _unjudged_cell(grade) -> str:

@@ -1,0 +1,268 @@
+"""``rankviz diff QRELS BASELINE_RUN NEW_RUN``: a regression gate for CI.
+
+Both runs are evaluated per query and compared, paired by query id
+(:func:`rankviz.stats.compare`: Fisher's randomization test, Holm's correction
+across the measures, the paired t-interval of each difference). A measure
+*regresses* when it drops significantly (Holm-corrected p < ``--alpha``) or by
+more than ``--max-drop``. The exit status is 1 when any measure regresses, 0
+otherwise, 2 for bad input (a one-line error, see :mod:`rankviz.cli.commands`).
+Output: a text table, a markdown pull-request comment or JSON (schema
+``rankviz.diff/1``, described in ``docs/diff.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+
+__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text"]
+
+DEFAULT_MEASURES = ["nDCG@10", "RR@10", "AP", "R@100"]
+#: the JSON output's ``schema`` field; docs/diff.md describes its fields
+SCHEMA = "rankviz.diff/1"
+
+_BASELINE, _NEW = "baseline", "new"
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {value:g}")
+    return value
+
+
+def _drop(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
+def add_parser(sub) -> None:
+    """Add the ``diff`` command to the ``rankviz`` subparsers."""
+    p = sub.add_parser(
+        "diff",
+        help="compare a new run with a baseline; exit 1 on a regression (a CI gate)",
+        description="Compare NEW_RUN with BASELINE_RUN per query (paired randomization test, Holm across measures). "
+        "Exit status: 1 when a measure drops significantly or by more than --max-drop, 0 otherwise, 2 for bad input.",
+    )
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file)")
+    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file)")
+    p.add_argument(
+        "-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
+        help=f"measures (default: {' '.join(DEFAULT_MEASURES)})",
+    )  # fmt: skip
+    p.add_argument("--max-drop", type=_drop, default=None, help="fail when a mean drops by more than this")
+    p.add_argument("--alpha", type=_share, default=0.05, help="significance level after Holm's correction (0.05)")
+    p.add_argument("--topics", help="query texts shown beside the most hurt queries (TREC topics or a TSV)")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format (text)")
+    p.add_argument("--top", type=_count, default=5, help="how many of the most hurt queries to list (5)")
+    p.add_argument("--n-resamples", type=_count, default=10_000, help="randomization test resamples (10000)")
+    p.add_argument("--seed", type=_count, default=0, help="random seed (0)")
+    p.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade, default 1")
+
+
+def run(args) -> int:
+    """Run ``rankviz diff``; print the report; return 1 on a regression, else 0."""
+    result = diff_result(args)
+    writer = {"text": text_report, "markdown": markdown_text, "json": json_text}[args.format]
+    sys.stdout.write(writer(result))
+    return result["exit_code"]
+
+
+def diff_result(args) -> dict:
+    """Everything the three formats print, as the JSON document (see docs/diff.md)."""
+    from .. import stats
+    from ..evaluation import evaluate
+    from ..evaluation.pipeline import with_rel
+    from ..io import read_qrels, read_run, read_topics
+    from ..measures import parse_measures
+
+    measures = [m.name for m in with_rel(parse_measures(args.measures or DEFAULT_MEASURES), args.rel)]
+    qrels = read_qrels(args.qrels)
+    runs = {_BASELINE: read_run(args.baseline), _NEW: read_run(args.new)}
+    texts = {}
+    if args.topics:
+        topics = read_topics(args.topics)
+        texts = dict(zip(topics["query_id"].astype(str), topics["text"].astype(str)))
+    tags = {who: str(frame["system"].iloc[0]) if len(frame) else "" for who, frame in runs.items()}
+    frames = {who: frame.drop(columns="system") for who, frame in runs.items()}
+    per_query = evaluate(frames, measures, qrels, per_query=True, rel=args.rel)
+    comparison = stats.compare(
+        per_query, baseline=_BASELINE, measures=measures, correction="holm", n_resamples=args.n_resamples,
+        rng=args.seed,
+    )  # fmt: skip
+    rows = [_measure_row(row, comparison.confidence_level, args) for row in comparison.table.to_dict("records")]
+    first = measures[0]
+    hurt = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=first)
+    hurt = hurt[hurt["difference"] < 0].head(args.top)
+    regressions = [r["measure"] for r in rows if r["regression"]]
+    return {
+        "schema": SCHEMA,
+        "qrels": str(args.qrels),
+        "baseline": {"path": str(args.baseline), "system": tags[_BASELINE]},
+        "new": {"path": str(args.new), "system": tags[_NEW]},
+        "n_queries": int(per_query["query_id"].nunique()),
+        "test": comparison.test,
+        "correction": comparison.correction,
+        "alpha": args.alpha,
+        "max_drop": args.max_drop,
+        "n_resamples": comparison.n_resamples,
+        "seed": args.seed,
+        "measures": rows,
+        "most_hurt": [
+            {
+                "query_id": str(h["query_id"]),
+                "text": texts.get(str(h["query_id"])),
+                "measure": first,
+                "baseline": float(h["baseline"]),
+                "new": float(h["system"]),
+                "difference": float(h["difference"]),
+            }
+            for h in hurt.to_dict("records")
+        ],  # fmt: skip
+        "regressions": regressions,
+        "exit_code": 1 if regressions else 0,
+    }
+
+
+def _measure_row(row: dict, confidence_level: float, args) -> dict:
+    difference, p = float(row["difference"]), float(row["p_corrected"])
+    reasons = []
+    if difference < 0 and p < args.alpha:
+        reasons.append(f"significant drop (Holm p = {p:.4g} < {args.alpha:g})")
+    if args.max_drop is not None and -difference > args.max_drop:
+        reasons.append(f"drop {-difference:.4f} > --max-drop {args.max_drop:g}")
+    return {
+        "measure": row["measure"],
+        "baseline_mean": float(row["baseline_mean"]),
+        "new_mean": float(row["system_mean"]),
+        "difference": difference,
+        "ci_low": float(row["ci_low"]),
+        "ci_high": float(row["ci_high"]),
+        "confidence_level": confidence_level,
+        "p_value": float(row["p_value"]),
+        "p_holm": p,
+        "helped": int(row["wins"]),
+        "hurt": int(row["losses"]),
+        "unchanged": int(row["ties"]),
+        "regression": bool(reasons),
+        "reasons": reasons,
+    }
+
+
+def _verdict(result: dict) -> str:
+    if result["regressions"]:
+        return f"REGRESSION in {', '.join(result['regressions'])}"
+    return "no regression"
+
+
+def text_report(result: dict) -> str:
+    """The plain-text report: a header, one line per measure, the most hurt queries, the verdict."""
+    b, n = result["baseline"], result["new"]
+    lines = [
+        f"rankviz diff: {n['system']} ({n['path']}) against {b['system']} ({b['path']}), "
+        f"{result['n_queries']} queries; randomization test, Holm across measures, alpha {result['alpha']:g}",
+        "",
+        f"{'measure':<16}{'baseline':>10}{'new':>10}{'diff':>10}  {'95% CI':<20}{'p (Holm)':>10}"
+        f"{'helped':>8}{'hurt':>6}  verdict",
+    ]
+    for r in result["measures"]:
+        ci = f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        verdict = "REGRESSION: " + "; ".join(r["reasons"]) if r["regression"] else "ok"
+        lines.append(
+            f"{r['measure']:<16}{r['baseline_mean']:>10.4f}{r['new_mean']:>10.4f}{r['difference']:>+10.4f}  {ci:<20}"
+            f"{r['p_holm']:>10.4g}{r['helped']:>8}{r['hurt']:>6}  {verdict}"
+        )
+    if result["most_hurt"]:
+        lines += ["", f"Most hurt queries ({result['most_hurt'][0]['measure']}):"]
+        for h in result["most_hurt"]:
+            text = f"  {' '.join(h['text'].split())[:70]}" if h["text"] else ""
+            lines.append(f"  {h['query_id']:<12}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
+    lines += ["", _verdict(result)]
+    return "\n".join(lines) + "\n"
+
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character CommonMark lets one escape
+
+
+def markdown_escape(text) -> str:
+    """User text made literal in a markdown table cell: whitespace collapsed, every ASCII punctuation backslashed.
+
+    Examples
+    --------
+    >>> markdown_escape("a|b <script>*x*</script>")
+    'a\\\\|b \\\\<script\\\\>\\\\*x\\\\*\\\\<\\\\/script\\\\>'
+    """
+    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def markdown_text(result: dict) -> str:
+    """The report as a GitHub pull-request comment: a heading with the verdict, a table, the most hurt queries."""
+    e = markdown_escape
+    b, n = result["baseline"], result["new"]
+    icon = ":x:" if result["regressions"] else ":white_check_mark:"
+    level = f"{result['measures'][0]['confidence_level']:.0%}" if result["measures"] else "95%"
+    out = [
+        f"### {icon} rankviz diff: {e(_verdict(result))}",
+        "",
+        f"**{e(n['system'])}** against the baseline **{e(b['system'])}** on {result['n_queries']} queries "
+        f"(paired randomization test, Holm across measures, alpha {result['alpha']:g}"
+        + (f", max drop {result['max_drop']:g}" if result["max_drop"] is not None else "")
+        + ").",
+        "",
+        f"| measure | baseline | new | difference | {level} CI | p (Holm) | helped | hurt | |",
+        "|:--|--:|--:|--:|:--|--:|--:|--:|:--|",
+    ]
+    for r in result["measures"]:
+        flag = ":x: " + e("; ".join(r["reasons"])) if r["regression"] else ":white_check_mark:"
+        out.append(
+            f"| {e(r['measure'])} | {r['baseline_mean']:.4f} | {r['new_mean']:.4f} | {r['difference']:+.4f} | "
+            f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] | {r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"
+        )
+    if result["most_hurt"]:
+        measure = e(result["most_hurt"][0]["measure"])
+        out += ["", "<details><summary>Most hurt queries</summary>", "",
+                f"| query | text | baseline {measure} | new {measure} | difference |", "|:--|:--|--:|--:|--:|"]  # fmt: skip
+        for h in result["most_hurt"]:
+            out.append(
+                f"| {e(h['query_id'])} | {e(h['text'] or '')} | {h['baseline']:.4f} | {h['new']:.4f} | "
+                f"{h['difference']:+.4f} |"
+            )
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+def json_text(result: dict) -> str:
+    """The report as JSON (``schema`` = :data:`SCHEMA`; NaN written as null)."""
+
+    def clean(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return json.dumps(clean(result), indent=2, ensure_ascii=False) + "\n"

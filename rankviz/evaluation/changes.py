@@ -1,0 +1,276 @@
+"""What changed between two systems, query by query: :func:`changes`.
+
+Per query: the difference of one measure (``system - baseline``), the relevant
+documents that entered or left the top ``k`` and how many ranks each moved, and two
+label-free measures of how much the ranking itself changed, rank-biased overlap and
+tau_AP between the two top-``k`` lists. The pair's recall-vs-MRR reading (recall
+unchanged and MRR up: a reranker at work; recall down: retrieval lost documents) is
+in ``attrs["rankviz"]["reading"]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._core.checks import check_cutoff
+from .._core.input_shapes import run_arrays
+from .._core.options import EvalOptions, with_eval_options
+from .._errors import InputError
+from ..measures import parse_measure
+from .api import evaluate
+from .pipeline import read_judgements, read_run_input, with_rel
+
+__all__ = ["changes", "rank_biased_overlap", "tau_ap", "pair_reading", "RBO_PERSISTENCE"]
+
+#: the persistence p of rank-biased overlap (Webber et al. 2010): the top 10 carry ~86% of the weight
+RBO_PERSISTENCE = 0.9
+
+#: a mean difference smaller than this reads as "unchanged"
+_SAME = 1e-9
+
+
+def rank_biased_overlap(first, second, *, p: float = RBO_PERSISTENCE) -> float:
+    """Extrapolated rank-biased overlap of two (truncated) rankings (Webber, Moffat & Zobel 2010, eq. 32).
+
+    ``RBO = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d``, with ``X_d`` the
+    number of items the two top ``d`` share and ``k`` the longer list's length. 1 for
+    identical lists, 0 for disjoint ones; NaN when both are empty.
+
+    Examples
+    --------
+    >>> rank_biased_overlap(["a", "b", "c"], ["a", "b", "c"])
+    1.0
+    >>> rank_biased_overlap(["a", "b"], ["c", "d"])
+    0.0
+    """
+    first, second = list(first), list(second)
+    k = max(len(first), len(second))
+    if k == 0:
+        return math.nan
+    seen_a, seen_b, overlap, total = set(), set(), 0, 0.0
+    for d in range(1, k + 1):
+        a = first[d - 1] if d <= len(first) else None
+        b = second[d - 1] if d <= len(second) else None
+        if a is not None:
+            overlap += a in seen_b or a == b
+            seen_a.add(a)
+        if b is not None and b != a:
+            overlap += b in seen_a
+            seen_b.add(b)
+        total += overlap / d * p**d
+    return float(overlap / k * p**k + (1 - p) / p * total)
+
+
+def tau_ap(ranking, reference) -> float:
+    """AP rank correlation (Yilmaz, Aslam & Robertson 2008) of ``ranking`` against ``reference``, on the items both hold.
+
+    ``tau_AP = 2 / (n - 1) * sum_{i=2..n} C(i) / (i - 1) - 1``, ``C(i)`` the number of
+    items above position ``i`` of ``ranking`` that ``reference`` also puts above it.
+    Swaps near the top weigh more than swaps lower down. NaN with fewer than two
+    shared items.
+
+    Examples
+    --------
+    >>> tau_ap(["a", "b", "c"], ["a", "b", "c"]), tau_ap(["c", "b", "a"], ["a", "b", "c"])
+    (1.0, -1.0)
+    """
+    position = {d: i for i, d in enumerate(reference)}
+    shared = [d for d in ranking if d in position]
+    n = len(shared)
+    if n < 2:
+        return math.nan
+    total = 0.0
+    for i in range(1, n):
+        mine = position[shared[i]]
+        total += sum(position[shared[j]] < mine for j in range(i)) / i
+    return float(2.0 * total / (n - 1) - 1.0)
+
+
+def pair_reading(recall_delta: float, rr_delta: float, *, k: int) -> str:
+    """The recall-vs-MRR reading of a pair's mean differences, one sentence.
+
+    Examples
+    --------
+    >>> pair_reading(0.0, 0.05, k=10)
+    'R@10 unchanged, MRR@10 up (+0.0500): the same documents are found and ranked higher; the reranker is working.'
+    """
+
+    def word(x):
+        return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down")
+
+    r, m = word(recall_delta), word(rr_delta)
+    head = f"R@{k} {r}" + ("" if r == "unchanged" else f" ({recall_delta:+.4f})")
+    head += f", MRR@{k} {m}" + ("" if m == "unchanged" else f" ({rr_delta:+.4f})")
+    if r == "unchanged" and m == "up":
+        tail = "the same documents are found and ranked higher; the reranker is working."
+    elif r == "unchanged" and m == "down":
+        tail = "the same documents are found but ranked lower; the reordering hurts."
+    elif r == "unchanged":
+        tail = "no change in what is found or where the first relevant document lands."
+    elif r == "up":
+        tail = "more relevant documents reach the top k: retrieval improved."
+    else:
+        tail = "relevant documents left the top k: retrieval lost them; fix recall before ordering."
+    return f"{head}: {tail}"
+
+
+@with_eval_options
+def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, options: EvalOptions) -> pd.DataFrame:
+    """What ``system`` changed against ``baseline``, query by query.
+
+    Parameters
+    ----------
+    run : DataFrame or dict of DataFrames
+        A run holding both systems (a ``system`` column), or ``{name: run frame}``.
+    qrels : DataFrame, path or dict, optional
+        Judgements; without them the run's own relevance column (closed world).
+    system, baseline : str
+        The two systems; every difference is ``system - baseline``.
+    measure : str, optional
+        The measure compared (default ``RR@k``).
+    k : int, default 10
+        The top ``k`` whose entries and exits are listed, and the depth of RBO and tau_AP.
+
+    Returns
+    -------
+    DataFrame
+        One row per query, sorted by ``delta`` (most hurt first): ``query_id``,
+        ``baseline_value``, ``system_value``, ``delta``, ``outcome`` (``'helped'``,
+        ``'hurt'``, ``'unchanged'``), ``recall_delta`` and ``rr_delta`` (R@k and RR@k),
+        ``entered`` and ``left`` (tuples of the relevant doc ids that entered or left
+        the top k), ``n_entered``, ``n_left``, ``moves`` (a tuple of
+        ``(doc_id, baseline_rank, system_rank)`` for every relevant document in
+        either top k whose rank changed, None where a list lacks it),
+        ``rbo`` and ``tau_ap`` (between the two top-k lists; no labels needed).
+        ``attrs["rankviz"]`` holds ``system``, ``baseline``, ``measure``, ``k``,
+        ``helped``, ``hurt``, ``unchanged`` (counts), ``recall_delta``, ``rr_delta``
+        (mean differences) and ``reading`` (the recall-vs-MRR sentence).
+
+    Notes
+    -----
+    Ranks are trec_eval's order (score descending, doc id descending), after
+    ``depth``. RBO is the extrapolated rank-biased overlap with persistence 0.9
+    (:func:`rank_biased_overlap`); tau_AP (:func:`tau_ap`) orders the documents both
+    top-k lists hold, the system's order against the baseline's, and is NaN when they
+    share fewer than two.
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> run, qrels, _ = rankviz.datasets.load_example()
+    >>> table = rankviz.changes(run, qrels, system="bm25+rerank", baseline="bm25", k=10)
+    >>> table.attrs["rankviz"]["helped"] > table.attrs["rankviz"]["hurt"]
+    True
+    """
+    caller = "changes"
+    k = check_cutoff(k, caller, allow_none=False)
+    system, baseline = str(system), str(baseline)
+    if system == baseline:
+        raise InputError(f"{caller}: system and baseline are both {system!r}; name two different systems.")
+    (chosen,) = with_rel([parse_measure(measure if measure is not None else f"RR@{k}")], options.rel)
+    rel = 1 if options.rel is None else options.rel
+    rr, recall = with_rel([parse_measure(f"RR@{k}"), parse_measure(f"R@{k}")], options.rel)
+    names = list(dict.fromkeys([chosen.name, rr.name, recall.name]))
+    table = evaluate(run, names, qrels, per_query=True, **options.as_keywords())
+    if "system" not in table.columns:
+        raise InputError(f"{caller} compares two systems: the run needs a system column (or pass {{name: run}}).")
+    wide = {}
+    for who in (baseline, system):
+        part = table[table["system"] == who]
+        if part.empty:
+            known = ", ".join(map(repr, pd.unique(table["system"])))
+            raise InputError(f"{caller}: unknown system {who!r}; the run has {known}.")
+        wide[who] = part.set_index("query_id")[names]
+    joined = wide[baseline].add_suffix("_b").join(wide[system].add_suffix("_s"), how="inner")
+    lists, relevant = _ranked_lists(run, qrels, (baseline, system), options, rel, caller)
+    roles = (chosen.name, rr.name, recall.name)
+    rows = [_query_row(q, joined.loc[q], roles, lists, relevant, baseline, system, k) for q in joined.index]
+    result = pd.DataFrame(rows, columns=_COLUMNS)
+    result = result.sort_values(["delta", "query_id"], kind="mergesort").reset_index(drop=True)
+    counts = result["outcome"].value_counts()
+    recall_delta, rr_delta = float(result["recall_delta"].mean()), float(result["rr_delta"].mean())
+    result.attrs["rankviz"] = {
+        "system": system, "baseline": baseline, "measure": chosen.name, "k": k,
+        "helped": int(counts.get("helped", 0)), "hurt": int(counts.get("hurt", 0)),
+        "unchanged": int(counts.get("unchanged", 0)), "recall_delta": recall_delta, "rr_delta": rr_delta,
+        "reading": pair_reading(recall_delta, rr_delta, k=k),
+    }  # fmt: skip
+    return result
+
+
+_COLUMNS = [
+    "query_id", "baseline_value", "system_value", "delta", "outcome", "recall_delta", "rr_delta",
+    "entered", "left", "n_entered", "n_left", "moves", "rbo", "tau_ap",
+]  # fmt: skip
+
+
+def _query_row(q, values, roles, lists, relevant, baseline, system, k) -> dict:
+    chosen, rr, recall = roles
+    b_list, s_list = lists[baseline].get(q, []), lists[system].get(q, [])
+    b_rank = {d: i + 1 for i, d in enumerate(b_list)}
+    s_rank = {d: i + 1 for i, d in enumerate(s_list)}
+    mine = relevant.get(q, frozenset())
+    b_top = [d for d in b_list[:k] if d in mine]
+    s_top = [d for d in s_list[:k] if d in mine]
+    entered = tuple(sorted(set(s_top) - set(b_top), key=s_rank.get))
+    left = tuple(sorted(set(b_top) - set(s_top), key=b_rank.get))
+    moves = tuple(
+        (d, b_rank.get(d), s_rank.get(d))
+        for d in sorted(set(b_top) | set(s_top), key=lambda d: (s_rank.get(d) or math.inf, d))
+        if b_rank.get(d) != s_rank.get(d)
+    )
+    delta = float(values[f"{chosen}_s"] - values[f"{chosen}_b"])
+    return {
+        "query_id": q,
+        "baseline_value": float(values[f"{chosen}_b"]),
+        "system_value": float(values[f"{chosen}_s"]),
+        "delta": delta,
+        "outcome": "helped" if delta > 0 else "hurt" if delta < 0 else "unchanged",
+        "recall_delta": float(values[f"{recall}_s"] - values[f"{recall}_b"]),
+        "rr_delta": float(values[f"{rr}_s"] - values[f"{rr}_b"]),
+        "entered": entered,
+        "left": left,
+        "n_entered": len(entered),
+        "n_left": len(left),
+        "moves": moves,
+        "rbo": rank_biased_overlap(s_list[:k], b_list[:k]) if (s_list or b_list) else math.nan,
+        "tau_ap": tau_ap(s_list[:k], b_list[:k]),
+    }
+
+
+def _ranked_lists(run, qrels, systems, options: EvalOptions, rel: int, caller: str):
+    """({system: {query: [doc ids in trec_eval order, cut to depth]}}, {query: relevant doc ids})."""
+    arrays, judged = run_arrays(
+        read_run_input(run), read_judgements(qrels), caller=caller, columns=options.columns,
+        order=options.order, score_dtype=options.score_dtype,
+    )  # fmt: skip
+    docs = np.asarray(arrays.docs.to_pylist(), dtype=object)
+    frame = pd.DataFrame({"query": arrays.q_values[arrays.q_codes], "doc": docs, "key": arrays.key})
+    frame["system"] = (
+        np.asarray(arrays.systems, dtype=object)[arrays.sys_codes]
+        if arrays.sys_codes is not None
+        else (arrays.systems[0] if arrays.systems else None)
+    )
+    if judged is not None:
+        grades = pd.DataFrame({"query": judged.query_ids, "doc": judged.doc_ids, "grade": judged.grades})
+        relevant_rows = grades[grades["grade"] >= rel]
+        judged_pairs = set(zip(grades.loc[grades["grade"] >= 0, "query"], grades.loc[grades["grade"] >= 0, "doc"]))
+    else:
+        frame["grade"] = arrays.grade
+        relevant_rows = frame[frame["grade"] >= rel]
+        judged_pairs = set(zip(frame.loc[frame["grade"].notna(), "query"], frame.loc[frame["grade"].notna(), "doc"]))
+    relevant = {q: frozenset(part["doc"]) for q, part in relevant_rows.groupby("query", sort=False)}
+    frame = frame[frame["system"].isin(systems)]
+    frame = frame.sort_values(["system", "query", "key", "doc"], ascending=[True, True, False, False], kind="mergesort")
+    lists = {s: {} for s in systems}
+    for (s, q), part in frame.groupby(["system", "query"], sort=False):
+        ids = part["doc"].tolist()
+        if options.depth is not None:
+            ids = ids[: options.depth]
+        if options.judged_only:
+            ids = [d for d in ids if (q, d) in judged_pairs]
+        lists[s][q] = ids  # an empty slot of a retrieved list (MISSING_DOC) keeps its rank and is never relevant
+    return lists, relevant
