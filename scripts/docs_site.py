@@ -30,22 +30,26 @@ import json
 import logging
 import os
 import re
+import typing
 from pathlib import Path
 
 from mkdocs.structure.files import File
 
 log = logging.getLogger("mkdocs.hooks.rankviz")
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ROOT / "notebooks"
 #: the public submodules whose ``__all__`` the API reference documents as ``rankviz.<module>.<name>``
 PUBLIC_SUBMODULES = ("stats", "multiple", "fusion", "plots", "widgets", "datasets")
 #: files outside docs/ that get a page of their own: repository path -> page
 OUTSIDE_PAGES = {"benchmarks/RESULTS.md": "benchmarks.md", "CHANGELOG.md": "changelog.md"}
 
 
-def _notebooks_html() -> Path:
-    return Path(os.environ.get("RANKVIZ_NOTEBOOKS_HTML", ROOT / "build"))
+def _repository(config) -> Path:
+    """The repository's folder: the one holding ``docs/`` (so a copy of the tree builds the same way)."""
+    return Path(config.docs_dir).resolve().parent
+
+
+def _notebooks_html(repository: Path) -> Path:
+    return Path(os.environ.get("RANKVIZ_NOTEBOOKS_HTML", repository / "build"))
 
 
 # --- generated pages ---------------------------------------------------------------------------
@@ -106,7 +110,10 @@ def _notebook_intro(path: Path) -> tuple[str, str]:
     lines = text.strip().splitlines()
     title = lines[0].lstrip("# ").strip() if lines and lines[0].startswith("#") else path.stem
     paragraphs = [p.strip() for p in "\n".join(lines[1:]).split("\n\n") if p.strip()]
-    return title, (paragraphs[0] if paragraphs else "")
+    intro = paragraphs[:1]
+    while intro and intro[-1].endswith(":") and len(intro) < len(paragraphs):  # "Two widgets:" and its list
+        intro.append(paragraphs[len(intro)])
+    return title, "\n\n".join(intro)
 
 
 def gallery_page(notebooks: list[Path]) -> str:
@@ -150,7 +157,7 @@ def api_index_page() -> str:
     parts = [
         "# API reference",
         "",
-        "Every public name: `rankviz.__all__` (what `from rankviz import *` and `dir(rankviz)` give) and the "
+        "Every public name: `rankviz.__all__` and the "
         "public submodules. Data arguments are positional, options keyword-only; every evaluation function "
         "takes the same evaluation options. Import paths are the ones shown here.",
     ]
@@ -167,8 +174,9 @@ def on_files(files, config):
     files.append(File.generated(config, "cli.md", content=cli_page()))
     files.append(File.generated(config, "api/index.md", content=api_index_page()))
 
-    notebooks = sorted(NOTEBOOKS.glob("*.ipynb"))
-    rendered = _notebooks_html()
+    repository = _repository(config)
+    notebooks = sorted((repository / "notebooks").glob("*.ipynb"))
+    rendered = _notebooks_html(repository)
     files.append(File.generated(config, "gallery/index.md", content=gallery_page(notebooks)))
     for path in notebooks:
         page = rendered / f"{path.stem}.html"
@@ -181,7 +189,7 @@ def on_files(files, config):
         files.append(File.generated(config, f"gallery/{path.stem}.html", abs_src_path=str(page)))
 
     for source, page in OUTSIDE_PAGES.items():
-        path = ROOT / source
+        path = repository / source
         if not path.is_file():
             log.warning(f"{source} not found: the page {page} is built from it")
             continue
@@ -196,14 +204,15 @@ _LINK = re.compile(r"\]\((?P<target>[^)\s#]+)(?P<anchor>#[^)\s]*)?\)")
 
 def on_page_markdown(markdown, page, config, files):
     """Point links from docs/ to repository files that have a page (``../benchmarks/RESULTS.md``) at that page."""
-    here = (Path(config.docs_dir) / page.file.src_uri).parent
+    repository = _repository(config)
+    here = (Path(config.docs_dir).resolve() / page.file.src_uri).parent
 
     def relink(match: re.Match) -> str:
         target = match.group("target")
         if "://" in target:
             return match.group(0)
         try:
-            in_repo = (here / target).resolve().relative_to(ROOT).as_posix()
+            in_repo = (here / target).resolve().relative_to(repository).as_posix()
         except ValueError:
             return match.group(0)
         if in_repo not in OUTSIDE_PAGES:
@@ -362,6 +371,27 @@ class RuntimeSignatures(griffe.Extension):
                 func.docstring.__dict__["parsed"] = _options_after_returns(func.docstring.parse())  # a cached property
 
 
+    def on_class(self, *, cls, loader, **kwargs):
+        """A class without ``__init__`` in its source (a ``NamedTuple``) gets the signature Python gives it."""
+        if not cls.path.startswith("rankviz") or "__init__" in cls.members:
+            return
+        live = _live(cls)
+        if not isinstance(live, type) or issubclass(live, BaseException):
+            return  # an exception's signature is its base's (*args); its bases are shown instead
+        try:
+            signature = inspect.signature(live)
+        except (TypeError, ValueError):
+            return
+        kinds = {p.kind for p in signature.parameters.values()}
+        if not signature.parameters or kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+            return
+        init = griffe.Function("__init__", parent=cls, parameters=griffe.Parameters(
+            griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword),
+            *(_parameter(p, cls.members.get(p.name)) for p in signature.parameters.values()),
+        ))
+        cls.set_member("__init__", init)
+
+
 def _options_after_returns(sections: list) -> list:
     """The evaluation options under their own title, after Parameters and Returns (not after the examples)."""
     kinds = griffe.DocstringSectionKind
@@ -391,10 +421,15 @@ def _live(func):
         return None
 
 
-def _parameter(p: inspect.Parameter) -> griffe.Parameter:
-    annotation = None if p.annotation is inspect.Parameter.empty else p.annotation
-    if annotation is not None and not isinstance(annotation, str):
-        annotation = inspect.formatannotation(annotation)
+def _parameter(p: inspect.Parameter, attribute=None) -> griffe.Parameter:
+    """A griffe parameter from a live one; the annotation of the class attribute of that name when there is one."""
+    annotation = getattr(attribute, "annotation", None)
+    if annotation is None and p.annotation is not inspect.Parameter.empty:
+        annotation = p.annotation
+        if isinstance(annotation, typing.ForwardRef):  # a NamedTuple's field under `from __future__ import annotations`
+            annotation = annotation.__forward_arg__
+        elif not isinstance(annotation, str):
+            annotation = inspect.formatannotation(annotation)
     default = None if p.default is inspect.Parameter.empty else repr(p.default)
     return griffe.Parameter(p.name, annotation=annotation, kind=griffe.ParameterKind(p.kind.description), default=default)
 
