@@ -279,8 +279,9 @@ from functools import reduce  # noqa: E402
 
 import griffe  # noqa: E402  (mkdocstrings' loader, for the two extensions below)
 
-#: the section ``rankviz._options`` appends to the evaluation functions' docstrings, and its title on the site
-_OPTIONS_SECTION = re.compile(r"^Evaluation options \((?P<rest>[^)]*)\)\n-{4,}$", re.MULTILINE)
+#: the sections an options decorator appends to a docstring ("Evaluation options (keyword-only, ...)"
+#: then a dashed line): not numpydoc section names, so they are parsed as "Other Parameters"
+_OPTIONS_SECTION = re.compile(r"^(?P<title>[A-Z][\w ]* options) \((?P<rest>[^)]*)\)\n-{4,}$", re.MULTILINE)
 
 
 class ModuleDocstrings(griffe.Extension):
@@ -313,6 +314,8 @@ class ModuleDocstrings(griffe.Extension):
                 for section in sections:
                     if section.kind is griffe.DocstringSectionKind.text:
                         section.value = _definition_lists(section.value)
+                    elif section.kind is griffe.DocstringSectionKind.admonition:  # "Plots\n-----" and the like
+                        section.value.contents = _definition_lists(section.value.contents)
             if module is pkg:
                 continue
             try:
@@ -364,11 +367,13 @@ class RuntimeSignatures(griffe.Extension):
         doc = inspect.getdoc(live)
         if doc and func.docstring is not None and doc != func.docstring.value:
             old = func.docstring
-            text, titled = _OPTIONS_SECTION.subn("Other Parameters\n----------------", doc)
+            titles = [f"{m['title']} ({m['rest'].split(',')[0]}):" for m in _OPTIONS_SECTION.finditer(doc)]
+            text = _OPTIONS_SECTION.sub("Other Parameters\n----------------", doc)
             func.docstring = griffe.Docstring(text, lineno=old.lineno, endlineno=old.endlineno, parent=func,
                                               parser=old.parser, parser_options=old.parser_options)
-            if titled:  # the parameters of the section, under its own title
-                func.docstring.__dict__["parsed"] = _options_after_returns(func.docstring.parse())  # a cached property
+            if titles:  # the parameters of each section, under its own title
+                sections = _options_after_returns(func.docstring.parse(), titles)
+                func.docstring.__dict__["parsed"] = sections  # Docstring.parsed is a cached property
 
 
     def on_class(self, *, cls, loader, **kwargs):
@@ -392,13 +397,14 @@ class RuntimeSignatures(griffe.Extension):
         cls.set_member("__init__", init)
 
 
-def _options_after_returns(sections: list) -> list:
-    """The evaluation options under their own title, after Parameters and Returns (not after the examples)."""
+def _options_after_returns(sections: list, titles: list[str]) -> list:
+    """The options sections under their own titles, after Parameters and Returns (not after the examples)."""
     kinds = griffe.DocstringSectionKind
     options = [s for s in sections if s.kind is kinds.other_parameters]
     rest = [s for s in sections if s.kind is not kinds.other_parameters]
-    for section in options:
-        section.title = "Evaluation options (keyword-only):"
+    if len(options) == len(titles):  # else a docstring of its own has an Other Parameters section: keep that name
+        for section, title in zip(options, titles):
+            section.title = title
     lead = [i for i, s in enumerate(rest) if s.kind in (kinds.text, kinds.parameters, kinds.returns)]
     at = 0
     for i in lead:  # the first run of text, parameters and returns
