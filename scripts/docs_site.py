@@ -1,9 +1,11 @@
-"""MkDocs hooks of the documentation site (``mkdocs.yml``: ``hooks:``; ``make docs`` runs the build).
+"""MkDocs hooks and griffe extensions of the documentation site (``mkdocs.yml``; ``make docs`` builds it).
 
-What the site needs beyond the Markdown files of ``docs/``:
+What the site needs beyond the Markdown files of ``docs/`` (the hooks):
 
 - ``cli.md``: the command-line reference, argparse's own help of ``rankviz`` and of each
-  subcommand (what ``rankviz eval -h`` prints), so it cannot drift from the parser;
+  subcommand (what ``rankviz eval -h`` prints, through the public ``rankviz.cli.main``), so it
+  cannot drift from the parser;
+- ``api/index.md``: every name of ``rankviz.__all__`` by kind, with its summary line, linked to its entry;
 - ``gallery/``: one entry per notebook (its title and question, read from the ``.ipynb``)
   linking to its rendered HTML, copied from ``build/`` (``make notebooks``) or from the
   folder named by ``$RANKVIZ_NOTEBOOKS_HTML``; a notebook without its HTML fails the build;
@@ -13,8 +15,13 @@ What the site needs beyond the Markdown files of ``docs/``:
 - Sphinx roles in docstrings (``:func:`rankviz.evaluate```) become links where the target
   has an entry, code otherwise;
 - after the build, every public name (``rankviz.__all__`` and the ``__all__`` of the public
-  submodules) must have an entry with a signature in the API reference: a missing one is a
-  warning, so the strict build fails.
+  submodules) must have an entry in the API reference: a missing one is a warning, so the
+  strict build fails (``tests/test_docs_site.py`` also checks each entry's signature).
+
+What griffe (mkdocstrings' reader of the source) would get wrong (the extensions, at the end):
+``ModuleDocstrings`` (reStructuredText definition lists, special methods, re-exported classes),
+``RuntimeSignatures`` (the options that ``@with_eval_options`` adds; NamedTuple signatures) and
+``ShadowedModules`` (``rankviz.widgets.playground``, a function named like its module).
 
 Warnings go to a logger under ``mkdocs``, which the strict build counts.
 """
@@ -31,8 +38,10 @@ import logging
 import os
 import re
 import typing
+from functools import reduce
 from pathlib import Path
 
+import griffe
 from mkdocs.structure.files import File
 
 log = logging.getLogger("mkdocs.hooks.rankviz")
@@ -85,12 +94,12 @@ def cli_page() -> str:
     parts = [
         "# Command line",
         "",
-        "`pip install rankviz` installs the `rankviz` command (also `python -m rankviz`). This page is "
-        "generated from the parser itself: each section is what `rankviz COMMAND -h` prints.",
+        ("`pip install rankviz` installs the `rankviz` command (also `python -m rankviz`). This page is "
+        "generated from the parser itself: each section is what `rankviz COMMAND -h` prints."),
         "",
-        "A bad input never ends in a traceback: an error is one line on stderr, "
+        ("A bad input never ends in a traceback: an error is one line on stderr, "
         "`rankviz COMMAND: error: ...`, with exit status 2; a notebook that fails while it runs is one "
-        "line too, with status 1.",
+        "line too, with status 1."),
         "",
         "## rankviz",
         "",
@@ -120,10 +129,10 @@ def gallery_page(notebooks: list[Path]) -> str:
     parts = [
         "# Notebook gallery",
         "",
-        "Each notebook answers one question on the built-in example (`rankviz.datasets.load_example()`), "
+        ("Each notebook answers one question on the built-in example (`rankviz.datasets.load_example()`), "
         "top to bottom, offline. These are the pages `make notebooks` renders: executed, self-contained, "
         "widgets in their executed state. The sources are in `notebooks/`; `make lab` opens them in "
-        "JupyterLab.",
+        "JupyterLab."),
         "",
     ]
     for path in notebooks:
@@ -157,9 +166,9 @@ def api_index_page() -> str:
     parts = [
         "# API reference",
         "",
-        "Every public name: `rankviz.__all__` and the "
+        ("Every public name: `rankviz.__all__` and the "
         "public submodules. Data arguments are positional, options keyword-only; every evaluation function "
-        "takes the same evaluation options. Import paths are the ones shown here.",
+        "takes the same evaluation options. Import paths are the ones shown here."),
     ]
     for kind, names in groups.items():
         parts += ["", f"## {kind}", "", "| name | summary |", "|---|---|"]
@@ -273,11 +282,7 @@ def on_post_build(config):
         log.warning(f"public names without an entry in the API reference (docs/api/*.md): {', '.join(missing)}")
 
 
-# --- griffe: a public function named like its own module -----------------------------------------
-
-from functools import reduce  # noqa: E402
-
-import griffe  # noqa: E402  (mkdocstrings' loader, for the two extensions below)
+# --- griffe extensions (mkdocs.yml: plugins.mkdocstrings...extensions) ------------------------------
 
 #: the sections an options decorator appends to a docstring ("Evaluation options (keyword-only, ...)"
 #: then a dashed line): not numpydoc section names, so they are parsed as "Other Parameters"
@@ -285,7 +290,7 @@ _OPTIONS_SECTION = re.compile(r"^(?P<title>[A-Z][\w ]* options) \((?P<rest>[^)]*
 
 
 class ModuleDocstrings(griffe.Extension):
-    """Two reStructuredText habits of the module docstrings, shown as the site's Markdown means them.
+    """Module docstrings and class members as a reader of the site expects them.
 
     - A definition list (``Bootstrap`` then its indented paragraph) becomes a Markdown definition
       list (``def_list``), instead of one paragraph running the term into its text.

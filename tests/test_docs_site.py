@@ -93,7 +93,7 @@ def _entries(site_dir: Path) -> dict[str, str]:
 def test_build_is_strict_and_warning_free(site):
     _, log = site
     config = (ROOT / "mkdocs.yml").read_text()
-    assert re.search(r"^strict: true$", config, re.M), "mkdocs.yml must build strict"
+    assert re.search(r"^strict: true$", config, re.MULTILINE), "mkdocs.yml must build strict"
     assert "mkdocs build --strict" in (ROOT / "Makefile").read_text()
     problems = [line for line in log.splitlines() if re.match(r"\s*(WARNING|ERROR)\b", line)]
     assert not problems, "\n".join(problems)
@@ -218,7 +218,7 @@ class _ListHandler(logging.Handler):
 
 
 def _python_blocks(path: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
 GUIDES = sorted([ROOT / "docs" / "index.md", ROOT / "docs" / "getting-started.md", *(ROOT / "docs" / "guide").glob("*.md"),

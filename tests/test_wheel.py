@@ -75,7 +75,7 @@ def test_one_version_string(dist):
     assert metadata["Version"] == rankviz.__version__
     assert dist["wheel"].name.startswith(f"rankviz-{rankviz.__version__}-")
     assert dist["sdist"].name == f"rankviz-{rankviz.__version__}.tar.gz"
-    assert re.search(r'^dynamic = \["version"\]', (ROOT / "pyproject.toml").read_text(), re.M), "one version: no version = ... in pyproject"
+    assert re.search(r'^dynamic = \["version"\]', (ROOT / "pyproject.toml").read_text(), re.MULTILINE), "one version: no version = ... in pyproject"
 
 
 def test_wheel_and_sdist_hold_the_example_data_and_the_changelog(dist):
@@ -110,7 +110,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def test_installed_wheel_runs_the_readme_quickstart(installed, tmp_path):
-    quickstart = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)[0]
+    quickstart = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)[0]
     assert "load_example()" in quickstart
     check = (
         "import importlib.metadata, pathlib, sys, rankviz\n"
@@ -142,4 +142,4 @@ def test_installed_rankviz_eval_on_the_example(installed, tmp_path, capsys):
 
     assert cli.main(["eval", "-m", "RR@10", "nDCG@10", "AP", "--", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.run")]) == 0
     assert proc.stdout == capsys.readouterr().out
-    assert re.search(r"^ndcg_cut_10\s+all\s+0\.\d{4}$", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^ndcg_cut_10\s+all\s+0\.\d{4}$", proc.stdout, re.MULTILINE), proc.stdout
