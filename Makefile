@@ -1,13 +1,14 @@
 # Two entry points, each creating .venv and installing what it needs:
 #   make notebooks   run every notebook on the built-in example, render HTML under build/
 #   make test        run the test suite (what .ci/run calls)
-# optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv)
+# optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv),
+# make docs: the documentation site in site/ (installs the [docs] extra), make dist: the wheel and sdist in dist/
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks lab test test-fast test-pandas22 bench bench-coverage clean
+.PHONY: notebooks lab docs dist test test-fast test-pandas22 bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +24,19 @@ notebooks: $(VENV)/.installed-notebooks
 # Optional: the notebooks live in JupyterLab (widgets included), on the built-in example.
 lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab notebooks
+
+# The documentation site, offline, built strict (a warning fails it). The gallery embeds the notebooks
+# as `make notebooks` renders them, so they are rendered first: a fresh clone builds the whole site, and
+# the gallery always shows what the current code computes (about 40 s on the example).
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m rankviz notebooks notebooks --output build --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+# The wheel and the sdist, checked as PyPI would (tests/test_wheel.py installs the wheel in a fresh venv).
+dist: $(VENV)/.installed-test
+	rm -rf dist
+	$(BIN)/python -m build
+	$(BIN)/python -m twine check --strict dist/*
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -53,4 +67,4 @@ bench-coverage: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/coverage.py
 
 clean:
-	rm -rf build .pytest_cache .hypothesis
+	rm -rf build site dist .pytest_cache .hypothesis
