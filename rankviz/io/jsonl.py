@@ -242,6 +242,10 @@ def _graded(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds):
         if not raw.strip():
             continue
         gold = json.loads(raw).get(f.relevant) or {}
+        if not isinstance(gold, dict) or not all(
+            isinstance(g, int) and not isinstance(g, bool) and abs(g) <= MAX_EXACT for g in gold.values()
+        ):
+            raise _bad_line(name, first, block, f, kinds, "a grade that is not an integer")
         for doc, grade in gold.items():
             rows.append(row)
             ids.append(doc)
@@ -434,8 +438,10 @@ def read_jsonl(
             raise InputError(f"The {label!r} parameter of read_jsonl must be a field name. Got {value!r} instead.")
     name, _, stream = open_bytes(path)
     with stream:
-        head = stream.read(1 << 16)
-        stream.seek(0)
+        try:
+            head = stream.read(1 << 16)
+        except CORRUPT as exc:
+            raise TrecFormatError(f"{name}: the compressed data is corrupt or truncated ({exc}).") from None
     fields = _Fields(query, retrieved, _optional(score, "scores", head), _optional(relevant, "relevant", head), text)
     name, _, stream = open_bytes(path)
     with stream:
