@@ -36,7 +36,11 @@ START, END = "<!-- jsonl_memory.py:start -->", "<!-- jsonl_memory.py:end -->"
 
 def generate(folder: Path, n_queries: int, depth: int) -> tuple[Path, Path, Path]:
     """The log, the same run as a TREC file, and its qrels; written once per size."""
-    log, run, qrels = folder / f"log-{n_queries}.jsonl", folder / f"run-{n_queries}.txt", folder / f"qrels-{n_queries}.txt"
+    log, run, qrels = (
+        folder / f"log-{n_queries}.jsonl",
+        folder / f"run-{n_queries}.txt",
+        folder / f"qrels-{n_queries}.txt",
+    )
     if log.exists() and run.exists() and qrels.exists():
         return log, run, qrels
     rng = np.random.default_rng(26)
@@ -47,7 +51,9 @@ def generate(folder: Path, n_queries: int, depth: int) -> tuple[Path, Path, Path
             scores = np.sort(rng.gamma(2.0, 5.0, size=depth).round(6))[::-1].tolist()
             gold = [docs[i] for i in rng.choice(depth, size=2, replace=False)] if q % 10 else [str(9_000_000 + q)]
             ids, values = '", "'.join(docs), ", ".join(map(repr, scores))
-            out_log.write(f'{{"query_id": "{qid}", "retrieved": ["{ids}"], "scores": [{values}], "relevant": ["{gold[0]}"')
+            out_log.write(
+                f'{{"query_id": "{qid}", "retrieved": ["{ids}"], "scores": [{values}], "relevant": ["{gold[0]}"'
+            )
             out_log.write("".join(f', "{g}"' for g in gold[1:]) + "]}\n")
             out_run.write("".join(f"{qid} Q0 {d} {i + 1} {s!r} bm25\n" for i, (d, s) in enumerate(zip(docs, scores))))
             out_qrels.write("".join(f"{qid} 0 {g} 1\n" for g in gold))
@@ -65,7 +71,9 @@ def unit(code: str, *args: str) -> dict:
 
 
 JSONL = "import sys, rankviz; log = rankviz.read_jsonl(sys.argv[1]); print(len(log.run), len(log.qrels))"
-TREC = "import sys, rankviz; r = rankviz.read_run(sys.argv[1]); q = rankviz.read_qrels(sys.argv[2]); print(len(r), len(q))"
+TREC = (
+    "import sys, rankviz; r = rankviz.read_run(sys.argv[1]); q = rankviz.read_qrels(sys.argv[2]); print(len(r), len(q))"
+)
 IMPORT = "import rankviz; print(0)"
 
 

@@ -5,7 +5,7 @@ dict-of-dicts interop; ``fast_reader`` parses well-formed TREC files with
 pyarrow in blocks; ``validating_reader`` is the exact line-by-line reader that names the line of any error;
 ``run_frame`` turns every reader's columns into one run frame; ``topics`` reads topic files;
 ``msmarco`` reads and writes MS MARCO's TSVs (through ``read_run``/``read_qrels``' ``format=``),
-``jsonl`` streams retrieval logs of JSON lines, ``beir`` reads BEIR folders.
+``jsonl`` streams retrieval logs of JSON lines (``json_lines`` names a bad line), ``beir`` reads BEIR folders.
 """
 
 from .beir import BeirData, read_beir

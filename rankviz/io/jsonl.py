@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import math
 import os
 import re
 
@@ -39,6 +38,7 @@ import pyarrow.json as pa_json
 from .._core.long_run import MAX_EXACT
 from .._core.memory import release_memory
 from .._errors import InputError, RankvizWarning, TrecFormatError, warn
+from .json_lines import bad_line, json_kind
 from .run_frame import RunParts, run_frame, string_series
 from .validating_reader import CORRUPT, open_bytes
 
@@ -100,12 +100,6 @@ class _Kinds:
         return pa.schema(fields)
 
 
-def _kind(value) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return None
-    return "int" if isinstance(value, int) else "str"
-
-
 def _learn_kinds(kinds: _Kinds, block: bytes, f: _Fields) -> None:
     """Fill in the kinds not known yet from the block's first records (a few lines with Python's json)."""
     for line in block.split(b"\n", 200)[:200]:
@@ -117,16 +111,16 @@ def _learn_kinds(kinds: _Kinds, block: bytes, f: _Fields) -> None:
             return  # the parse of the block will name this line
         if not isinstance(record, dict):
             return
-        kinds.query = kinds.query or _kind(record.get(f.query))
+        kinds.query = kinds.query or json_kind(record.get(f.query))
         docs = record.get(f.retrieved)
         if isinstance(docs, list) and docs:
-            kinds.doc = kinds.doc or _kind(docs[0])
+            kinds.doc = kinds.doc or json_kind(docs[0])
         gold = record.get(f.relevant) if f.relevant else None
         if isinstance(gold, dict) and kinds.graded is None:
             kinds.graded = True
         elif isinstance(gold, list) and gold:
             kinds.graded = False if kinds.graded is None else kinds.graded
-            kinds.gold = kinds.gold or _kind(gold[0])
+            kinds.gold = kinds.gold or json_kind(gold[0])
         if kinds.query and kinds.doc and (kinds.graded is not None or not f.relevant):
             return
 
@@ -138,92 +132,6 @@ def _blocks(stream, size: int):
         block = chunk + stream.readline()
         yield line, block
         line += block.count(b"\n")
-
-
-# ---------------------------------------------------------------------- the slow path: name the line
-
-
-def _check_id(value, kind: str | None, what: str, fix: str) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return f"the {what} must be a JSON string or integer, found {json.dumps(value)[:60]}{fix}"
-    if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        return f"the {what} {value} is beyond 64 bits; write ids as JSON strings"
-    if kind is not None and _kind(value) != kind:
-        other = "integers" if kind == "int" else "strings"
-        return f"the {what} is a JSON {'integer' if isinstance(value, int) else 'string'}, but earlier lines have {other}; write all of them one way"
-    return None
-
-
-def _record_problem(record, f: _Fields, kinds: _Kinds) -> str | None:
-    """What is wrong with one parsed record, or None."""
-    if not isinstance(record, dict):
-        return f"expected a JSON object per line, found {type(record).__name__}"
-    if f.query not in record or record[f.query] is None:
-        return f"the record has no {f.query!r} field (the query id); name it with query='...'"
-    problem = _check_id(record[f.query], kinds.query, f"query id {f.query!r}", "")
-    if problem:
-        return problem
-    docs = record.get(f.retrieved)
-    if not isinstance(docs, list):
-        return f"the {f.retrieved!r} field must be a list of the retrieved ids in rank order, found {json.dumps(docs)[:60]}; name it with retrieved='...'"
-    for doc in docs:
-        if problem := _check_id(doc, kinds.doc, f"retrieved id in {f.retrieved!r}", ""):
-            return problem
-    if f.score:
-        scores = record.get(f.score)
-        if not isinstance(scores, list) or len(scores) != len(docs):
-            found = f"{len(scores)} scores" if isinstance(scores, list) else json.dumps(scores)[:60]
-            return f"the {f.score!r} field must be a list of {len(docs)} numbers (one per retrieved id), found {found}"
-        for s in scores:
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(float(s)):
-                return f"every score in {f.score!r} must be a finite number, found {json.dumps(s)}"
-    if f.relevant:
-        gold = record.get(f.relevant)
-        if isinstance(gold, dict) and kinds.graded is False or isinstance(gold, list) and kinds.graded:
-            return f"the {f.relevant!r} field is a {'list' if isinstance(gold, list) else 'object'} here but not on earlier lines"
-        if gold is not None and not isinstance(gold, (list, dict)):
-            return f"the {f.relevant!r} field must be a list of ids or an object {{id: grade}}, found {json.dumps(gold)[:60]}"
-        for doc in gold or ():
-            if problem := _check_id(doc, None if kinds.graded else kinds.gold, f"relevant id in {f.relevant!r}", ""):
-                return problem
-        for grade in gold.values() if isinstance(gold, dict) else ():
-            if isinstance(grade, bool) or not isinstance(grade, int) or abs(grade) > MAX_EXACT:
-                return f"every grade in {f.relevant!r} must be an integer within +-2**53, found {json.dumps(grade)}"
-    if f.text and not isinstance(record.get(f.text), (str, type(None))):
-        return f"the {f.text!r} field (the query text) must be a string"
-    return None
-
-
-def _no_duplicate_keys(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"the key {next(k for k in keys if keys.count(k) > 1)!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _bad_line(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, reason: str = "") -> InputError:
-    """The error naming the first bad line of ``block`` (Python's json, line by line)."""
-    for offset, raw in enumerate(block.split(b"\n")):
-        if not raw.strip():
-            continue
-        number = first + offset
-        shown = raw.decode("utf-8", "replace").strip()
-        shown = shown if len(shown) <= 200 else shown[:200] + "..."
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return TrecFormatError(f"{name}, line {number}: the file is not valid UTF-8 ({exc.reason}).")
-        try:
-            record = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        except ValueError as exc:
-            hint = " (one JSON object per line)" if "Extra data" in str(exc) else ""
-            return TrecFormatError(f"{name}, line {number}: not a valid JSON object{hint}: {exc}: {shown!r}")
-        problem = _record_problem(record, f, kinds)
-        if problem:
-            return TrecFormatError(f"{name}, line {number}: {problem}: {shown!r}")
-    last = first + block.count(b"\n")
-    lines = f"lines {first}-{last}"
-    return TrecFormatError(f"{name}, {lines}: could not be read ({reason or 'unknown reason'}).")
 
 
 # ---------------------------------------------------------------------- the fast path: a block at a time
@@ -245,7 +153,7 @@ def _graded(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds):
         if not isinstance(gold, dict) or not all(
             isinstance(g, int) and not isinstance(g, bool) and abs(g) <= MAX_EXACT for g in gold.values()
         ):
-            raise _bad_line(name, first, block, f, kinds, "a grade that is not an integer")
+            raise bad_line(name, first, block, f, kinds, "a grade that is not an integer")
         for doc, grade in gold.items():
             rows.append(row)
             ids.append(doc)
@@ -272,9 +180,9 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
         table = pa_json.read_json(io.BytesIO(block), parse_options=options)
         table.validate(full=True)  # UTF-8 of the strings kept
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise _bad_line(name, first, block, f, kinds, str(exc)) from None
+        raise bad_line(name, first, block, f, kinds, str(exc)) from None
     if table.num_rows != expected or not _fine(table, f):
-        raise _bad_line(name, first, block, f, kinds, "a record breaks a rule")
+        raise bad_line(name, first, block, f, kinds, "a record breaks a rule")
     queries = _ids(table.column(f.query), kinds.query)
     retrieved = table.column(f.retrieved).combine_chunks()
     parent = pc.list_parent_indices(retrieved).to_numpy(zero_copy_only=False)
@@ -323,7 +231,7 @@ def _gold(name, first, block, f: _Fields, kinds: _Kinds, parts: _Parts, table: p
     else:
         gold = table.column(f.relevant).combine_chunks()
         if pc.list_flatten(gold).null_count:
-            raise _bad_line(name, first, block, f, kinds, "a null relevant id")
+            raise bad_line(name, first, block, f, kinds, "a null relevant id")
         parts.unjudged += int(pc.sum(pc.fill_null(pc.equal(pc.list_value_length(gold), 0), True)).as_py() or 0)
         rows = pc.list_parent_indices(gold).to_numpy(zero_copy_only=False)
         ids, grades = _ids(pc.list_flatten(gold), kinds.gold), np.ones(len(rows), dtype=np.int64)
