@@ -129,6 +129,9 @@ def test_polars_string_views_and_integer_ids():
     got = rankviz.evaluate(run, ["RR"], qrels=qrels, per_query=True)
     pd.testing.assert_frame_equal(got, expected)
     assert got["RR"].tolist() == [0.5, 1.0]
+    # a column (a polars Series, an Arrow array) is not a table: it is left for the caller's checks
+    assert as_pandas(run["doc_id"]) is run["doc_id"] or isinstance(as_pandas(run["doc_id"]), pl.Series)
+    assert isinstance(as_pandas(pa.array(["a"])), pa.Array)
 
 
 def test_dataset_dict_and_iterable_dataset_are_refused_with_the_fix():

@@ -37,8 +37,8 @@ def _root_module(obj) -> str:
 
 def is_foreign_frame(obj) -> bool:
     """Whether ``obj`` is a table of another library that :func:`as_pandas` converts."""
-    if isinstance(obj, (pd.DataFrame, pd.Series)):
-        return False
+    if isinstance(obj, (pd.DataFrame, pd.Series, pa.Array, pa.ChunkedArray)) or type(obj).__name__ == "Series":
+        return False  # columns (a polars Series too) are not tables: they stay what they are
     if hasattr(obj, "__arrow_c_stream__"):
         return True
     root = _root_module(obj)
@@ -81,11 +81,17 @@ def _pandas_type(arrow_type: pa.DataType, strings=None):
     return None
 
 
+def _is(arrow_type: pa.DataType, test: str) -> bool:
+    """``pyarrow.types.<test>(arrow_type)``; False where this pyarrow has no such type (views came in pyarrow 16)."""
+    check = getattr(pa.types, test, None)
+    return bool(check(arrow_type)) if check is not None else False
+
+
 def _no_views(arrow_type: pa.DataType) -> pa.DataType:
     """``arrow_type`` with every ``string_view`` in it (also inside lists) as ``large_string``."""
-    if pa.types.is_string_view(arrow_type):
+    if _is(arrow_type, "is_string_view"):
         return pa.large_string()
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_list_view(arrow_type):
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or _is(arrow_type, "is_list_view"):
         return pa.large_list(_no_views(arrow_type.value_type))
     return arrow_type
 
