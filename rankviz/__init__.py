@@ -55,14 +55,19 @@ from .evaluation import (
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
 from .io import (
+    BeirData,
+    RetrievalLog,
     qrels_from_dict,
     qrels_to_dict,
+    read_beir,
+    read_jsonl,
     read_qrels,
     read_run,
     read_runs,
     read_topics,
     run_from_dict,
     run_to_dict,
+    write_jsonl,
     write_qrels,
     write_run,
 )
@@ -74,6 +79,7 @@ from .stats.table_exports import SignificanceTable
 __version__ = "0.1.0"
 
 __all__ = [
+    "BeirData",
     "BootstrapResult",
     "BootstrapResults",
     "ClosedWorldWarning",
@@ -89,6 +95,7 @@ __all__ = [
     "QueryIdWarning",
     "RankvizError",
     "RankvizWarning",
+    "RetrievalLog",
     "SignificanceTable",
     "TieReport",
     "TiesWarning",
@@ -116,6 +123,8 @@ __all__ = [
     "qrels_to_dict",
     "r_precision",
     "ranked_list",
+    "read_beir",
+    "read_jsonl",
     "read_qrels",
     "read_run",
     "read_runs",
@@ -127,6 +136,7 @@ __all__ = [
     "summary",
     "table",
     "tie_report",
+    "write_jsonl",
     "write_qrels",
     "write_run",
 ]

@@ -26,7 +26,7 @@ from . import evaluation
 from ._core.methods import bound_method
 from .evaluation import tie_effects as ties
 
-__all__ = ["RankAccessor", "register"]
+__all__ = ["RankAccessor", "PolarsNamespace", "register"]
 
 
 def _delegate(func, name: str | None = None):
@@ -57,7 +57,36 @@ class _LazyMethod:
         return self if obj is None else functools.partial(self, obj._frame)
 
 
-class RankAccessor:
+class _RunMethods:
+    """The evaluation methods shared by ``df.rank`` (pandas) and ``pl_df.rankviz`` (polars); ``self._frame`` is the run."""
+
+    _frame = None
+
+    # evaluation: each method is the module function with this frame -----------
+    mrr = _delegate(evaluation.mrr)
+    ndcg = _delegate(evaluation.ndcg)
+    map = _delegate(evaluation.mean_average_precision, "map")
+    recall = _delegate(evaluation.recall)
+    precision = _delegate(evaluation.precision)
+    hit_rate = _delegate(evaluation.hit_rate)
+    r_precision = _delegate(evaluation.r_precision)
+    evaluate = _delegate(evaluation.evaluate)
+    first_relevant_rank = _delegate(evaluation.first_relevant_rank)
+    summary = _delegate(evaluation.summary)
+    bootstrap = _delegate(evaluation.bootstrap)
+    compare = _delegate(evaluation.compare)
+    changes = _delegate(evaluation.changes)
+    table = _delegate(evaluation.table)
+    ties = _delegate(ties.tie_report, "ties")
+    explore = _LazyMethod("rankviz.widgets", "explore")
+
+    @property
+    def plot(self):
+        """Plots of this run (``df.rank.plot.failures(...)``); see :mod:`rankviz.plots`."""
+        return importlib.import_module("rankviz.plots").RunPlots(self._frame)
+
+
+class RankAccessor(_RunMethods):
     """rankviz's evaluation methods on a DataFrame, callable as pandas' ``DataFrame.rank``.
 
     ``df.rank(...)`` computes pandas' numerical data ranks (see
@@ -91,28 +120,26 @@ class RankAccessor:
         parameters = list(inspect.signature(_PANDAS_RANK).parameters.values())[1:]
         return inspect.Signature(parameters)
 
-    # evaluation: each method is the module function with this frame -----------
-    mrr = _delegate(evaluation.mrr)
-    ndcg = _delegate(evaluation.ndcg)
-    map = _delegate(evaluation.mean_average_precision, "map")
-    recall = _delegate(evaluation.recall)
-    precision = _delegate(evaluation.precision)
-    hit_rate = _delegate(evaluation.hit_rate)
-    r_precision = _delegate(evaluation.r_precision)
-    evaluate = _delegate(evaluation.evaluate)
-    first_relevant_rank = _delegate(evaluation.first_relevant_rank)
-    summary = _delegate(evaluation.summary)
-    bootstrap = _delegate(evaluation.bootstrap)
-    compare = _delegate(evaluation.compare)
-    changes = _delegate(evaluation.changes)
-    table = _delegate(evaluation.table)
-    ties = _delegate(ties.tie_report, "ties")
-    explore = _LazyMethod("rankviz.widgets", "explore")
 
-    @property
-    def plot(self):
-        """Plots of this run (``df.rank.plot.failures(...)``); see :mod:`rankviz.plots`."""
-        return importlib.import_module("rankviz.plots").RunPlots(self._frame)
+class PolarsNamespace(_RunMethods):
+    """``pl_df.rankviz``: rankviz's evaluation methods on a polars DataFrame or LazyFrame.
+
+    Registered by ``import rankviz`` when polars is installed. Each method is the module
+    function of the same name called with this frame (see :class:`RankAccessor`), which
+    reads it through Arrow once (``rankviz._core.frames``): the numbers are those of the
+    same run as a pandas frame.
+
+    Examples
+    --------
+    >>> import polars as pl, rankviz
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
+    >>> run.rankviz.mrr(k=10, qrels=qrels).item()
+    0.5
+    """
+
+    def __init__(self, frame):
+        self._frame = frame
 
 
 class _RankDescriptor:
@@ -151,3 +178,23 @@ def register() -> None:
         accessors = getattr(pd.DataFrame, "_accessors", None)
         if isinstance(accessors, set):
             accessors.discard("rankviz")
+    _register_polars()
+
+
+def _register_polars() -> None:
+    """``pl_df.rankviz`` on polars DataFrames and LazyFrames, when polars is installed (else nothing). Idempotent.
+
+    polars is imported only when it is installed (about 0.1 s); the namespace goes through polars' public
+    API (``polars.api.register_dataframe_namespace``) and registering changes nothing else.
+    """
+    try:
+        import polars
+    except ImportError:
+        return
+
+    for frame_type, register_namespace in (
+        (polars.DataFrame, polars.api.register_dataframe_namespace),
+        (polars.LazyFrame, polars.api.register_lazyframe_namespace),
+    ):
+        if "rankviz" not in frame_type.__dict__:  # already ours (a reload), or another package's: left alone
+            register_namespace("rankviz")(PolarsNamespace)

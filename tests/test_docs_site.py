@@ -63,7 +63,11 @@ def site(notebooks_html, tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT, env=_build_env(notebooks_html), capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        env=_build_env(notebooks_html),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return out, proc.stdout + proc.stderr
@@ -124,7 +128,9 @@ def test_every_public_name_has_an_entry_with_its_signature(site):
                 unsigned.append(name)
     assert not missing, f"public names without an API entry: {missing}"
     assert not unsigned, f"API entries without a signature: {unsigned}"
-    assert all(f"rankviz.{n}" in entries for n in rankviz.__all__ if n != "fuse"), "top-level names have their own anchors"
+    assert all(f"rankviz.{n}" in entries for n in rankviz.__all__ if n != "fuse"), (
+        "top-level names have their own anchors"
+    )
 
 
 @pytest.mark.slow
@@ -144,8 +150,13 @@ def test_cli_reference_is_the_parsers_help(site):
     page = html.unescape(re.sub(r"<[^>]+>", "", (site[0] / "cli.html").read_text(encoding="utf-8")))
     for command in ("eval", "report", "notebooks"):
         assert f"usage: rankviz {command}" in page
-    out = subprocess.run([sys.executable, "-m", "rankviz", "eval", "-h"], capture_output=True, text=True,
-                         env={**os.environ, "COLUMNS": "100"}, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "rankviz", "eval", "-h"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+        check=True,
+    ).stdout
     assert " ".join(out.split()) in " ".join(page.split())
     assert cli.main(["-h"]) == 0  # the page is built from the public entry point
 
@@ -221,8 +232,14 @@ def _python_blocks(path: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
-GUIDES = sorted([ROOT / "docs" / "index.md", ROOT / "docs" / "getting-started.md", *(ROOT / "docs" / "guide").glob("*.md"),
-                 ROOT / "docs" / "api" / "accessor.md"])
+GUIDES = sorted(
+    [
+        ROOT / "docs" / "index.md",
+        ROOT / "docs" / "getting-started.md",
+        *(ROOT / "docs" / "guide").glob("*.md"),
+        ROOT / "docs" / "api" / "accessor.md",
+    ]
+)
 
 
 @pytest.mark.parametrize("path", GUIDES, ids=[p.stem for p in GUIDES])

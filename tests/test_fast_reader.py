@@ -266,7 +266,8 @@ def test_write_run_replaces_a_file_but_a_refused_write_leaves_it(tmp_path):
     assert rankviz.read_run(path)["doc_id"].tolist() == ["b"]
     assert [p.name for p in tmp_path.iterdir()] == ["run.parquet"]  # no temporary file left behind
     with pytest.raises(
-        rankviz.InputError, match=r"'format' parameter of write_run must be 'trec' or 'parquet'. Got 'csv'"
+        rankviz.InputError,
+        match=r"'format' parameter of write_run must be 'trec', 'parquet', 'msmarco' or 'jsonl'. Got 'csv'",
     ):
         rankviz.write_run(good, tmp_path / "x.csv", format="csv")
 

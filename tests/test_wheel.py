@@ -29,8 +29,17 @@ pytestmark = pytest.mark.slow
 
 # What the sdist is built from: the working tree without environments, outputs and caches.
 _NOT_SOURCE = shutil.ignore_patterns(
-    ".git", ".venv*", "build", "dist", "site", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
-    ".ipynb_checkpoints", "_data",
+    ".git",
+    ".venv*",
+    "build",
+    "dist",
+    "site",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ipynb_checkpoints",
+    "_data",
 )
 
 
@@ -42,7 +51,9 @@ def _unavailable(reason: str) -> None:
 
 def _run(args, **kwargs) -> subprocess.CompletedProcess:
     proc = subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False, **kwargs)
-    assert proc.returncode == 0, f"{' '.join(map(str, args))} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, (
+        f"{' '.join(map(str, args))} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
     return proc
 
 
@@ -75,7 +86,9 @@ def test_one_version_string(dist):
     assert metadata["Version"] == rankviz.__version__
     assert dist["wheel"].name.startswith(f"rankviz-{rankviz.__version__}-")
     assert dist["sdist"].name == f"rankviz-{rankviz.__version__}.tar.gz"
-    assert re.search(r'^dynamic = \["version"\]', (ROOT / "pyproject.toml").read_text(), re.MULTILINE), "one version: no version = ... in pyproject"
+    assert re.search(r'^dynamic = \["version"\]', (ROOT / "pyproject.toml").read_text(), re.MULTILINE), (
+        "one version: no version = ... in pyproject"
+    )
 
 
 def test_wheel_and_sdist_hold_the_example_data_and_the_changelog(dist):
@@ -136,10 +149,18 @@ def test_installed_rankviz_eval_on_the_example(installed, tmp_path, capsys):
         "rankviz.write_qrels(qrels, 'qrels.txt')\n"
     )
     _run([installed / "python", "-c", write], cwd=tmp_path, env=_clean_env())
-    proc = _run([installed / "rankviz", "eval", "-m", "RR@10", "nDCG@10", "AP", "--", "qrels.txt", "bm25.run"],
-                cwd=tmp_path, env=_clean_env())
+    proc = _run(
+        [installed / "rankviz", "eval", "-m", "RR@10", "nDCG@10", "AP", "--", "qrels.txt", "bm25.run"],
+        cwd=tmp_path,
+        env=_clean_env(),
+    )
     from rankviz import cli
 
-    assert cli.main(["eval", "-m", "RR@10", "nDCG@10", "AP", "--", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.run")]) == 0
+    assert (
+        cli.main(
+            ["eval", "-m", "RR@10", "nDCG@10", "AP", "--", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.run")]
+        )
+        == 0
+    )
     assert proc.stdout == capsys.readouterr().out
     assert re.search(r"^ndcg_cut_10\s+all\s+0\.\d{4}$", proc.stdout, re.MULTILINE), proc.stdout

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from .._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 from .columns import ALIASES, Columns, columns_text, find_column, row_label
+from .frames import as_pandas
 from .id_codes import encode
 from .memory import blocked_take
 
@@ -67,6 +68,7 @@ def _with_index_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def check_frame(frame, what: str) -> pd.DataFrame:
+    frame = as_pandas(frame, what)
     if not isinstance(frame, pd.DataFrame):
         module = type(frame).__module__.split(".")[0]
         kind = type(frame).__name__ if module == "builtins" else f"{module}.{type(frame).__name__}"

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
 from .columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
+from .frames import as_pandas
 
 __all__ = ["PerQueryTable", "per_query_table", "query_texts"]
 
@@ -56,6 +57,7 @@ def per_query_table(data, caller: str, *, require_query: bool = True) -> PerQuer
     ColumnError
         When ``require_query`` and no query-id column is found.
     """
+    data = as_pandas(data, "per-query table")
     if not isinstance(data, pd.DataFrame):
         raise InputError(
             f"{caller} works on a per-query table (the output of rankviz.evaluate(run, measures, qrels, "
@@ -89,6 +91,7 @@ def query_texts(queries, caller: str) -> dict[str, str]:
     """
     if queries is None:
         return {}
+    queries = as_pandas(queries, "queries")
     if isinstance(queries, pd.Series):
         return _one_text_each(queries.items(), caller)
     if isinstance(queries, Mapping):

@@ -60,7 +60,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
-__all__ = ["Example", "load_example", "load_example_documents"]
+from .irds import IrDataset, from_ir_datasets
+
+__all__ = ["Example", "load_example", "load_example_documents", "from_ir_datasets", "IrDataset"]
 
 #: Names of the systems in the example run, as stored in the run file.
 _SYSTEMS = ("bm25", "bm25+rerank", "rrf", "tfidf")

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import SINGLE_SYSTEM
+from .._core.frames import as_pandas, is_foreign_frame
 from .._core.judged import Judged, judge
 from .._core.options import EvalOptions
 from .._errors import ClosedWorldWarning, InputError, warn
@@ -49,6 +50,7 @@ __all__ = [
 
 def read_judgements(qrels):
     """Qrels as a DataFrame (or None): read a TREC qrels path, convert a ``{query: {doc: grade}}`` dict."""
+    qrels = as_pandas(qrels, "qrels")
     if qrels is None or isinstance(qrels, pd.DataFrame):
         return qrels
     if isinstance(qrels, (str, PathLike)):
@@ -71,6 +73,8 @@ def read_run_input(run):
     """
     if isinstance(run, Mapping) and run and all(isinstance(v, Mapping) for v in run.values()):
         return run_from_dict(run)
+    if isinstance(run, Mapping) and run and any(is_foreign_frame(v) for v in run.values()):
+        run = {name: as_pandas(frame, "run") for name, frame in run.items()}
     if isinstance(run, Mapping) and run and all(isinstance(v, pd.DataFrame) for v in run.values()):
         return runs_from_frames(run)
     return run

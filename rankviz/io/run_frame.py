@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from .._core.long_run import MAX_EXACT
 from .._core.memory import release_memory
-from .._errors import ColumnError, TrecFormatError
+from .._errors import ColumnError, InputError, TrecFormatError
 
 __all__ = [
     "RunParts",
@@ -34,6 +34,8 @@ __all__ = [
     "is_parquet",
     "read_parquet_run",
     "write_parquet_run",
+    "check_writable_ids",
+    "trec_order",
 ]
 
 #: the columns of a run read from a file, in order (also those of a run parquet file)
@@ -311,3 +313,36 @@ def write_parquet_run(path, query_ids, doc_ids, rank: np.ndarray, score: np.ndar
         }
     )
     pq.write_table(table, path, compression="lz4")
+
+
+# ------------------------------------------------------------------ writing
+
+
+def check_writable_ids(query_ids: pd.Series, doc_ids: pd.Series) -> None:
+    """Refuse ids that would not read back as written: empty, with whitespace, or a query id starting with '#'."""
+    for label, ids in (("query", query_ids), ("doc", doc_ids)):
+        bad = ids.str.contains(r"\s", regex=True) | (ids.str.len() == 0)
+        if bad.any():
+            raise InputError(
+                f"A {label} id is empty or contains whitespace, which TREC files cannot hold: {ids[bad].iloc[0]!r}."
+            )
+    comment = query_ids.str.startswith("#")
+    if comment.any():
+        raise InputError(
+            f"A query id starts with '#', which trec_eval 10 and read_run read as a comment line: "
+            f"{query_ids[comment].iloc[0]!r}. Rename it."
+        )
+
+
+def trec_order(qid: pd.Series, key: np.ndarray, did: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The rows sorted by query id, then ``key`` ascending, then doc id descending (byte order, as trec_eval), with
+    each row's rank in its query (1, 2, ...); Arrow's stable sort."""
+    table = pa.table({"q": pa.array(qid, from_pandas=True), "k": pa.array(key), "d": pa.array(did, from_pandas=True)})
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("k", "ascending"), ("d", "descending")]).to_numpy()
+    n = len(order)
+    if n == 0:
+        return order, np.zeros(0, dtype=np.int64)
+    codes = pc.dictionary_encode(table.column("q")).combine_chunks().indices.to_numpy(zero_copy_only=False)[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    ranks = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
+    return order, ranks

@@ -37,6 +37,7 @@ import pandas as pd
 from .._errors import InputError, RankvizWarning, warn
 from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
 from .label_file import is_sqlite_file, read_store_qrels
+from .msmarco import first_line_fields, msmarco_run_parts
 from .run_frame import (
     RunParts,
     is_parquet,
@@ -64,15 +65,29 @@ def _strings(values) -> pd.Series:
     return pd.Series(values, dtype="str")
 
 
-def _run_parts(path, system: str | None, comments: bool) -> RunParts:
-    """One run file's columns: parquet, or TREC text through the fast reader, else the validating one."""
+_FORMATS = ("trec", "msmarco")
+
+
+def _check_format(format, caller: str) -> None:
+    if format is not None and format not in _FORMATS:
+        raise InputError(
+            f"The 'format' parameter of {caller} must be 'trec', 'msmarco' or None (found from the file). "
+            f"Got {format!r} instead."
+        )
+
+
+def _run_parts(path, system: str | None, comments: bool, format: str | None = None) -> RunParts:
+    """One run file's columns: parquet, MS MARCO or TREC text (the fast reader, else the validating one)."""
     name = display_name(path)
-    if is_parquet(path):
+    if format is None and is_parquet(path):
         return read_parquet_run(name, path, system)
-    parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
-    if parts is not None:
-        return parts
+    if format != "msmarco":
+        parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
+        if parts is not None:
+            return parts
     name, text = read_text(path)
+    if format == "msmarco" or (format is None and first_line_fields(text, comments) == 3):
+        return msmarco_run_parts(name, text, system, comments)
     fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
     score = decimals(fields, 4, "score (5th)")
     rank = integers(fields, 3, "rank (4th)")
@@ -94,7 +109,9 @@ def _as_one_run(parts: RunParts, system_from: str) -> RunParts:
     return dataclasses.replace(parts, tag_codes=np.zeros(len(parts.tag_codes), dtype=np.int8), tags=[last])
 
 
-def read_run(path, *, system: str | None = None, system_from: str = "run", comments: bool = True) -> pd.DataFrame:
+def read_run(
+    path, *, system: str | None = None, system_from: str = "run", comments: bool = True, format: str | None = None
+) -> pd.DataFrame:
     """Read a TREC run file, or a run saved as parquet by :func:`write_run`.
 
     Parameters
@@ -119,6 +136,12 @@ def read_run(path, *, system: str | None = None, system_from: str = "run", comme
         with one :class:`~rankviz.RankvizWarning` giving their count and the first
         one. ``False`` reads them as data (query ids starting with ``#``), as
         trec_eval 9 and pytrec_eval do.
+    format : {'trec', 'msmarco'}, optional
+        ``'msmarco'``: MS MARCO's ``qid<TAB>pid<TAB>rank`` lines (no score, no tag: the
+        ``score`` column is ``-rank`` and the system is ``system=`` or the file's name;
+        see :mod:`rankviz.io.msmarco`). ``'trec'``: six-field TREC lines only. By
+        default parquet is found by its bytes, and a file whose first data line has
+        three fields is read as MS MARCO, any other as TREC.
 
     Returns
     -------
@@ -174,7 +197,8 @@ def read_run(path, *, system: str | None = None, system_from: str = "run", comme
         )
     if system is None and system_from == "file":
         system = os.path.basename(display_name(path))
-    return run_frame([_as_one_run(_run_parts(path, system, comments), system_from)])
+    _check_format(format, "read_run")
+    return run_frame([_as_one_run(_run_parts(path, system, comments, format), system_from)])
 
 
 _GLOB_CHARACTERS = re.compile(r"[*?[]")
@@ -212,7 +236,7 @@ def _run_paths(paths) -> list:
     return listed
 
 
-def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.DataFrame:
+def read_runs(paths, *, system_from: str = "tag", comments: bool = True, format: str | None = None) -> pd.DataFrame:
     """Read many run files into one frame, one system per run (the "all submissions in a folder" case).
 
     Parameters
@@ -225,8 +249,8 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.D
     system_from : {'tag', 'file'}, default 'tag'
         Name each run's rows by its tag (the sixth field), or by the file's name
         without its directory (``runs/bm25.txt.gz`` -> ``'bm25.txt.gz'``).
-    comments : bool, default True
-        As for :func:`read_run`.
+    comments, format : optional
+        As for :func:`read_run` (MS MARCO runs have no tag: each is named by its file).
 
     Returns
     -------
@@ -259,11 +283,12 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.D
         raise InputError(
             f"The 'system_from' parameter of read_runs must be 'tag' or 'file'. Got {system_from!r} instead."
         )
+    _check_format(format, "read_runs")
     files = _run_paths(paths)
     parts, owner = [], {}
     for path in files:
         name = display_name(path)
-        part = _run_parts(path, os.path.basename(name) if system_from == "file" else None, comments)
+        part = _run_parts(path, os.path.basename(name) if system_from == "file" else None, comments, format)
         for tag in part.tags:
             if tag in owner:
                 raise InputError(
@@ -275,7 +300,9 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True) -> pd.D
     return run_frame(parts)
 
 
-def read_qrels(path, *, comments: bool = True, annotator=None, resolve: str = "latest") -> pd.DataFrame:
+def read_qrels(
+    path, *, comments: bool = True, format: str | None = None, annotator=None, resolve: str = "latest"
+) -> pd.DataFrame:
     """Read a TREC qrels file (or a label store).
 
     Parameters
@@ -287,6 +314,9 @@ def read_qrels(path, *, comments: bool = True, annotator=None, resolve: str = "l
     comments : bool, default True
         Skip lines starting with ``#`` (with one warning), or read them as data; as
         for :func:`read_run`.
+    format : {'trec', 'msmarco'}, optional
+        MS MARCO's qrels (``qid<TAB>0<TAB>pid<TAB>rel``) are TREC qrels separated by
+        tabs: both names read the same four fields, and give the same frame.
     annotator : str or list of str, optional
         A label store only: whose judgements (default: every annotator's).
     resolve : {'latest', 'majority', 'mean'}, default 'latest'
@@ -320,6 +350,7 @@ def read_qrels(path, *, comments: bool = True, annotator=None, resolve: str = "l
     0       q1         0     d1          2
     1       q1       0.5     d2          0
     """
+    _check_format(format, "read_qrels")
     if is_sqlite_file(path):  # a label store; any other SQLite file is refused there, untouched
         return read_store_qrels(path, annotator=annotator, resolve=resolve)
     if annotator is not None or resolve != "latest":

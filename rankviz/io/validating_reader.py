@@ -55,9 +55,11 @@ from .._core.long_run import MAX_EXACT
 from .._errors import InputError, RankvizWarning, TrecFormatError, warn
 
 __all__ = [
+    "CORRUPT",
     "FOREIGN",
     "Fields",
     "display_name",
+    "open_bytes",
     "read_text",
     "split_fields",
     "integers",
@@ -120,6 +122,43 @@ def read_text(path) -> tuple[str, str]:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(f"{name}: cannot read the file ({reason}).") from None
     return name, _decode(_decompress(raw, name), name)
+
+
+_STREAMS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+
+
+def open_bytes(path):
+    """``(name, kind, stream)``: the file's decompressed bytes as a binary stream, compression found by its magic bytes.
+
+    ``kind`` is ``'gzip'``, ``'bzip2'``, ``'xz'`` or ``None`` (plain). For the readers that
+    stream a file instead of decoding it whole (JSON lines); errors as :func:`read_text`.
+    A stream of corrupt compressed data raises ``OSError``, ``EOFError`` or
+    ``lzma.LZMAError`` when read: see :data:`CORRUPT`.
+    """
+    name = display_name(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - returned to the caller, which closes it
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{name}: is a directory, not a file") from None
+    except (OSError, ValueError, TypeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{name}: cannot read the file ({reason}).") from None
+    magic = handle.read(6)
+    handle.seek(0)
+    if magic.startswith(b"PK\x03\x04"):
+        handle.close()
+        raise TrecFormatError(f"{name}: is a zip archive; unpack it and read the file inside.")
+    for prefix, kind, _ in _COMPRESSED:
+        if magic.startswith(prefix):
+            handle.close()
+            return name, kind, _STREAMS[kind](path, "rb")
+    return name, None, handle
+
+
+#: what reading a stream of corrupt or truncated compressed data raises
+CORRUPT = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
 
 
 def _decompress(raw: bytes, name: str) -> bytes:

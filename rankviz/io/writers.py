@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 
@@ -13,27 +14,10 @@ import pyarrow.compute as pc
 from .._core.columns import Columns
 from .._core.long_run import resolve_long_run, resolve_qrels
 from .._errors import InputError
-from .run_frame import (
-    write_parquet_run,
-)
+from .msmarco import write_msmarco_qrels, write_msmarco_run
+from .run_frame import check_writable_ids, trec_order, write_parquet_run
 
-__all__ = ["write_run", "write_qrels"]
-
-
-def _check_writable_ids(query_ids: pd.Series, doc_ids: pd.Series) -> None:
-    """Refuse ids that would not read back as written: empty, with whitespace, or a query id starting with '#'."""
-    for label, ids in (("query", query_ids), ("doc", doc_ids)):
-        bad = ids.str.contains(r"\s", regex=True) | (ids.str.len() == 0)
-        if bad.any():
-            raise InputError(
-                f"A {label} id is empty or contains whitespace, which TREC files cannot hold: {ids[bad].iloc[0]!r}."
-            )
-    comment = query_ids.str.startswith("#")
-    if comment.any():
-        raise InputError(
-            f"A query id starts with '#', which trec_eval 10 and read_run read as a comment line: "
-            f"{query_ids[comment].iloc[0]!r}. Rename it."
-        )
+__all__ = ["write_run", "write_qrels", "write_jsonl"]
 
 
 def _run_tag(frame: pd.DataFrame, system: str | None, tag: str | None) -> str:
@@ -84,11 +68,14 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, 
     columns : dict, optional
         Column names by role when the defaults and aliases do not find them:
         ``{'query': ..., 'doc': ..., 'score': ..., 'rank': ..., 'system': ...}``.
-    format : {'trec', 'parquet'}, optional
+    format : {'trec', 'parquet', 'msmarco', 'jsonl'}, optional
         TREC text lines, or a parquet file of the columns :func:`read_run` returns
         (``query_id``, ``doc_id``, ``rank``, ``score``, ``system``), which
-        :func:`read_run` reads back much faster. By default ``'parquet'`` when the
-        path ends in ``.parquet`` or ``.pq``, else ``'trec'``.
+        :func:`read_run` reads back much faster; MS MARCO's ``qid<TAB>pid<TAB>rank``
+        lines (no scores: :mod:`rankviz.io.msmarco`); or one JSON line per query
+        (``{"query_id": ..., "retrieved": [...], "scores": [...]}``, read back by
+        :func:`rankviz.read_jsonl`). By default ``'parquet'`` when the path ends in
+        ``.parquet`` or ``.pq``, ``'jsonl'`` for ``.jsonl``, else ``'trec'``.
 
     Notes
     -----
@@ -98,15 +85,22 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, 
     the same rows: ``read_run`` gives the same frame from either.
     """
     if format is None:
-        format = "parquet" if os.fspath(path).lower().endswith((".parquet", ".pq")) else "trec"
-    if format not in ("trec", "parquet"):
-        raise InputError(f"The 'format' parameter of write_run must be 'trec' or 'parquet'. Got {format!r} instead.")
+        lower = os.fspath(path).lower()
+        format = "parquet" if lower.endswith((".parquet", ".pq")) else "jsonl" if lower.endswith(".jsonl") else "trec"
+    if format not in ("trec", "parquet", "msmarco", "jsonl"):
+        raise InputError(
+            f"The 'format' parameter of write_run must be 'trec', 'parquet', 'msmarco' or 'jsonl'. Got {format!r} instead."
+        )
+    if format == "msmarco":
+        return write_msmarco_run(run, path, columns=columns)
+    if format == "jsonl":
+        return write_jsonl(run, path, columns=columns)
     cols = resolve_long_run(run, Columns.of(columns, "write_run"), need_doc=True)
     frame = cols.frame
     tag = _run_tag(frame, cols.system, tag)
     qid = frame[cols.query].astype("str")
     did = frame[cols.doc].astype("str")
-    _check_writable_ids(qid, did)
+    check_writable_ids(qid, did)
     if cols.score is not None:
         key = -pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
         score = frame[cols.score].to_numpy(dtype=np.float64)
@@ -116,7 +110,7 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, 
     if not np.isfinite(score).all():
         bad = score[~np.isfinite(score)][0]
         raise InputError(f"write_run: every score must be a finite number (read_run refuses others). Got {bad!r}.")
-    order, ranks = _trec_order(qid, key, did)
+    order, ranks = trec_order(qid, key, did)
     q_sorted, d_sorted = (pc.take(pa.array(ids, from_pandas=True), pa.array(order)) for ids in (qid, did))
     if format == "parquet":
         _write_parquet_replacing(path, q_sorted, d_sorted, ranks, score[order], tag)
@@ -126,24 +120,70 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, 
             handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
 
 
-def _trec_order(qid: pd.Series, key: np.ndarray, did: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The rows sorted by query id, then ``key`` ascending, then doc id descending (byte order, as trec_eval), with
-    each row's rank in its query (1, 2, ...); Arrow's stable sort."""
-    table = pa.table({"q": pa.array(qid, from_pandas=True), "k": pa.array(key), "d": pa.array(did, from_pandas=True)})
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("k", "ascending"), ("d", "descending")]).to_numpy()
-    n = len(order)
-    if n == 0:
-        return order, np.zeros(0, dtype=np.int64)
-    codes = pc.dictionary_encode(table.column("q")).combine_chunks().indices.to_numpy(zero_copy_only=False)[order]
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    ranks = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
-    return order, ranks
+def write_qrels(qrels: pd.DataFrame, path, *, columns=None, format: str = "trec") -> None:
+    """Write qrels as a TREC qrels file (``query_id 0 doc_id relevance``); ``columns`` as for :func:`write_run`.
 
-
-def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
-    """Write qrels as a TREC qrels file (``query_id 0 doc_id relevance``); ``columns`` as for :func:`write_run`."""
+    ``format='msmarco'`` separates the fields with tabs, as MS MARCO's qrels are.
+    """
+    if format not in ("trec", "msmarco"):
+        raise InputError(f"The 'format' parameter of write_qrels must be 'trec' or 'msmarco'. Got {format!r} instead.")
+    if format == "msmarco":
+        return write_msmarco_qrels(qrels, path, columns=columns)
     q = resolve_qrels(qrels, Columns.of(columns, "write_qrels"))
-    _check_writable_ids(pd.Series(q.query_ids, dtype="str"), pd.Series(q.doc_ids, dtype="str"))
+    check_writable_ids(pd.Series(q.query_ids, dtype="str"), pd.Series(q.doc_ids, dtype="str"))
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         for qid, did, rel in zip(q.query_ids, q.doc_ids, q.grades):
             handle.write(f"{qid} 0 {did} {int(rel)}\n")
+
+
+def write_jsonl(run, path, *, qrels=None, queries=None, columns=None) -> None:
+    """Write a run (and its qrels) as one JSON line per query, read back by :func:`read_jsonl`.
+
+    Each line is ``{"query_id": ..., "retrieved": [...], "scores": [...]}``, queries sorted by
+    id and each list in trec_eval's order (score descending, ties by doc id descending);
+    with ``qrels``, ``"relevant": {doc_id: grade}`` (every judgement, so the qrels read
+    back unchanged; a judged query the run does not retrieve gets ``"retrieved": []``);
+    with ``queries`` (a frame or dict of texts), ``"text"``. One system per file.
+    """
+    cols = resolve_long_run(run, Columns.of(columns, "write_jsonl"), need_doc=True)
+    frame = cols.frame
+    if cols.system is not None and frame[cols.system].nunique() > 1:
+        raise InputError("write_jsonl writes one system per file; select one system first.")
+    qid, did = frame[cols.query].astype("str"), frame[cols.doc].astype("str")
+    if cols.score is not None:
+        score = frame[cols.score].to_numpy(dtype=np.float64)
+        key = -score
+    else:
+        key = pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
+        score = -key
+    if not np.isfinite(score).all():
+        raise InputError("write_jsonl: every score must be a finite number (JSON has no NaN or infinity).")
+    order, _ = trec_order(qid, key, did)
+    lists: dict[str, tuple[list, list]] = {}
+    for q, d, s in zip(qid.to_numpy()[order].tolist(), did.to_numpy()[order].tolist(), score[order].tolist()):
+        entry = lists.setdefault(q, ([], []))
+        entry[0].append(d)
+        entry[1].append(s)
+    gold: dict[str, dict[str, int]] = {}
+    if qrels is not None:
+        judged = resolve_qrels(qrels, Columns.of(columns, "write_jsonl"))
+        for q, d, g in zip(judged.query_ids, judged.doc_ids, judged.grades):
+            gold.setdefault(str(q), {})[str(d)] = int(g)
+    texts = _texts(queries)
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for q in sorted(set(lists) | set(gold)):
+            docs, scores = lists.get(q, ([], []))
+            record = {"query_id": q, "retrieved": docs, "scores": scores}
+            if qrels is not None and q in gold:
+                record["relevant"] = gold[q]
+            if q in texts:
+                record["text"] = texts[q]
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _texts(queries) -> dict[str, str]:
+    if queries is None:
+        return {}
+    if isinstance(queries, dict):
+        return {str(k): str(v) for k, v in queries.items()}
+    return dict(zip(queries["query_id"].astype("str"), queries["text"].astype("str")))

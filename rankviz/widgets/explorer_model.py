@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._core.checks import check_cutoff, check_int
 from .._core.columns import Columns
+from .._core.frames import as_pandas
 from .._core.per_query import query_texts
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from ..evaluation import evaluate
@@ -113,6 +114,7 @@ class ExplorerModel:
         order: str | None = None,
         score_dtype: str | None = None,
     ):
+        run, qrels = as_pandas(run, "run"), as_pandas(qrels, "qrels")
         if isinstance(run, Mapping) and not isinstance(run, pd.DataFrame):
             run = pd.DataFrame({"query": [str(q) for q in run], "relevance": list(run.values())})
         if not isinstance(run, pd.DataFrame):

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import Columns, columns_text, find_column, is_listlike
+from .._core.frames import as_pandas
 from .._errors import IdTypeWarning, InputError
 from ..evaluation import ranked_list
 
@@ -30,6 +31,7 @@ def read_documents(documents) -> pd.DataFrame | None:
     """
     if documents is None:
         return None
+    documents = as_pandas(documents, "documents")
     if not isinstance(documents, pd.DataFrame):
         raise InputError(f"explore: documents must be a DataFrame. Got {type(documents).__name__} instead.")
     dcol = find_column(documents, "doc", required=False, what="documents")

@@ -1,0 +1,96 @@
+"""MS MARCO's TSV files: runs of ``qid <TAB> pid <TAB> rank`` lines, qrels of ``qid <TAB> 0 <TAB> pid <TAB> rel``.
+
+MS MARCO distributes its passage and document rankings (``top1000.dev``-style runs
+reduced to their ids, the leaderboard's submission format) as three tab-separated fields
+per line, with no score and no run tag, and its qrels as TREC qrels separated by tabs.
+:func:`rankviz.read_run` and :func:`rankviz.read_qrels` read them (``format='msmarco'``,
+or found by the first data line's three fields), with the validating reader's guarantees:
+compressed files found by their bytes, ids kept as strings, and any bad line refused
+with the file, the line number and the line (:mod:`rankviz.io.validating_reader`).
+
+A run's order is its ``rank`` field (1 is best). So that a run read from MS MARCO is the
+frame every other reader gives (and evaluates by ``score`` like them), its ``score`` is
+``-rank``, the convention :func:`rankviz.write_run` uses for a run without scores; ties
+of equal ranks are broken by doc id as trec_eval breaks ties of equal scores.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from .._core.columns import Columns
+from .._core.long_run import resolve_long_run, resolve_qrels
+from .._errors import InputError
+from .run_frame import RunParts, check_writable_ids, parts_from_fields, trec_order
+from .validating_reader import Fields, integers, split_fields
+
+__all__ = ["MSMARCO_RUN_FIELDS", "msmarco_run_parts", "first_line_fields", "write_msmarco_run", "write_msmarco_qrels"]
+
+MSMARCO_RUN_FIELDS = "qid<TAB>pid<TAB>rank"
+
+_SEPARATORS = " \t\v\f\r"
+
+
+def first_line_fields(text: str, comments: bool = True) -> int:
+    """The number of whitespace-separated fields on the first data line (0 when there is none).
+
+    Blank lines, and comment lines when ``comments``, are skipped as the readers skip them.
+
+    >>> first_line_fields("# a comment\\n\\n1\\t7\\t1\\n")
+    3
+    """
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        line = text[start : None if end < 0 else end].strip(_SEPARATORS)
+        if line and not (comments and line.startswith("#")):
+            return len(line.split())
+        if end < 0:
+            break
+        start = end + 1
+    return 0
+
+
+def msmarco_run_parts(name: str, text: str, system: str | None, comments: bool) -> RunParts:
+    """The columns of an MS MARCO run's decoded text; the system is ``system``, else the file's base name."""
+    fields: Fields = split_fields(
+        name, text, 3, what="MS MARCO run", expected=MSMARCO_RUN_FIELDS, extra=False, comments=comments
+    )
+    rank = integers(fields, 2, "rank (3rd)")
+    fields.warn_skipped()
+    score = -rank.astype(np.float64)
+    tag = system if system is not None else os.path.basename(name) or "run"
+    return parts_from_fields(name, fields.columns[0], fields.columns[1], rank, score, [], tag)
+
+
+def write_msmarco_run(run, path, *, columns=None) -> None:
+    """Write a run as ``qid <TAB> pid <TAB> rank`` lines, sorted by query id and ranked as trec_eval orders it.
+
+    The scores are not written (MS MARCO runs have none): reading the file back gives
+    the same ranks, and ``score = -rank``.
+    """
+    cols = resolve_long_run(run, Columns.of(columns, "write_run"), need_doc=True)
+    frame = cols.frame
+    qid, did = frame[cols.query].astype("str"), frame[cols.doc].astype("str")
+    check_writable_ids(qid, did)
+    if cols.score is not None:
+        key = -pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
+    else:
+        key = pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
+    if cols.system is not None and frame[cols.system].nunique() > 1:
+        raise InputError("write_run writes one system per file; select one system first.")
+    order, ranks = trec_order(qid, key, did)
+    q, d = qid.to_numpy()[order], did.to_numpy()[order]
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(f"{a}\t{b}\t{r}\n" for a, b, r in zip(q.tolist(), d.tolist(), ranks.tolist()))
+
+
+def write_msmarco_qrels(qrels, path, *, columns=None) -> None:
+    """Write qrels as MS MARCO does: ``qid <TAB> 0 <TAB> pid <TAB> rel`` lines."""
+    q = resolve_qrels(qrels, Columns.of(columns, "write_qrels"))
+    check_writable_ids(pd.Series(q.query_ids, dtype="str"), pd.Series(q.doc_ids, dtype="str"))
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(f"{a}\t0\t{b}\t{int(g)}\n" for a, b, g in zip(q.query_ids, q.doc_ids, q.grades))
