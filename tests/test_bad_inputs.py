@@ -246,7 +246,7 @@ def test_pytrec_eval_style_run_dict_is_a_run():
 
 
 def test_a_query_id_with_two_texts_is_said_not_silently_overwritten():
-    from rankviz._core.per_query import query_texts
+    from rankviz.io.per_query import query_texts
 
     queries = pd.DataFrame({"query_id": ["q1", "q2", "q1"], "text": ["first text", "other", "second text"]})
     with pytest.warns(

@@ -550,9 +550,7 @@ def test_failures_errors():
         rp.failures(table, measure="AP", system="bm25")
     with pytest.raises(InputError, match="'n' parameter"):
         rp.failures(table, system="bm25", n=0)
-    with pytest.raises(
-        ColumnError, match=r"text column \('text'"
-    ):  # the message of rankviz._core.per_query.query_texts
+    with pytest.raises(ColumnError, match=r"text column \('text'"):  # the message of rankviz.io.per_query.query_texts
         rp.failures(table, system="bm25", queries=pd.DataFrame({"query_id": ["q1"], "body": ["x"]}))
 
 

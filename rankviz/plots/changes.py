@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_int
-from .._core.per_query import query_texts
 from .._errors import InputError
+from ..io.per_query import query_texts
 from . import style
 
 if TYPE_CHECKING:

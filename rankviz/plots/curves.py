@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
+from ..io.per_query import per_query_table
 from ..measures import Measure, parse_measure
 from . import style
 from .inputs import hue_column

@@ -17,10 +17,10 @@ import pandas as pd
 
 from .._core.checks import check_cutoff
 from .._core.columns import columns_text
-from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
+from ..io.per_query import per_query_table
 from . import style
-from .inputs import check_system, groups, measure_column, values
+from .inputs import check_system, groups, values
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -160,7 +160,7 @@ def prepare_recall_vs_mrr(
     table = per_query_table(data, caller, require_query=bool(per_query))
     frame = table.frame
     k = check_cutoff(k, caller, allow_none=False)
-    rr_col = measure_column(frame, f"RR@{k}", caller, exclude=table.id_columns)
+    rr_col = table.measure_column(f"RR@{k}", caller)
     r_col = _recall_column(frame, k, recall_k, caller)
     split = _split_argument(split, thresholds, caller)
     parts = groups(frame, table.system)

@@ -14,10 +14,10 @@ import pandas as pd
 
 from .. import stats
 from .._core.columns import columns_text
-from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
+from ..io.per_query import per_query_table
 from . import style
-from .inputs import check_system, measure_column, system_names, values
+from .inputs import check_system, values
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -135,7 +135,7 @@ def _differences(data, system, baseline, measure, caller) -> tuple[str, str, str
     frame = table.frame
     if table.system is None:
         raise ColumnError(f"{caller} compares two systems: the per-query table needs a system column.")
-    systems = system_names(frame, table.system)
+    systems = table.systems()
     if (system is None) != (baseline is None) and len(systems) == 2:
         given = system if system is not None else baseline
         other = [s for s in systems if s != str(given)]
@@ -152,7 +152,7 @@ def _differences(data, system, baseline, measure, caller) -> tuple[str, str, str
         measure = numeric[0]
     system = check_system(system, systems, caller)
     baseline = check_system(baseline, systems, caller, "baseline")
-    measure = measure_column(frame, measure, caller, exclude=table.id_columns)
+    measure = table.measure_column(measure, caller)
     return system, baseline, measure, stats.paired_differences(frame, system=system, baseline=baseline, measure=measure)
 
 

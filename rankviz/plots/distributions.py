@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice, check_cutoff
-from .._core.per_query import per_query_table
 from .._errors import InputError
+from ..io.per_query import per_query_table
 from ..measures import parse_measure
 from . import style
-from .inputs import groups, hue_column, measure_column, values
+from .inputs import groups, hue_column, values
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -122,7 +122,7 @@ def prepare_rr_distribution(data, *, k=10, measure=None, stat="percent", hue=Non
             f"{caller} reads the first-hit rank off a reciprocal rank, so measure must be an RR measure "
             f"such as 'RR@10'. Got {str(measure)!r} instead."
         )
-    column = measure_column(frame, measure, caller, exclude=table.id_columns)
+    column = table.measure_column(measure, caller)
     stat = check_choice(stat, "stat", caller, ("percent", "count"))
     cutoff = parsed.cutoff
     k = cutoff if cutoff is not None else check_cutoff(k, caller, allow_none=False)

@@ -1,8 +1,8 @@
 """What the plots read from the tables they are handed: measure columns, numbers, systems, groups.
 
 These checks are the plots' part of input resolution; reading the table itself (its
-query-id and system columns, query texts) is :mod:`rankviz._core.per_query`' job, shared with
-statistics and widgets. Nothing here draws or imports matplotlib.
+query-id and system columns, which column holds a measure, the systems, query texts) is
+:mod:`rankviz.io.per_query`'s job, shared with statistics and widgets. Nothing here draws or imports matplotlib.
 """
 
 from __future__ import annotations
@@ -12,41 +12,8 @@ import pandas as pd
 
 from .._core.columns import columns_text
 from .._errors import ColumnError, InputError
-from ..measures import Measure, parse_measure
 
-__all__ = ["measure_column", "values", "system_names", "check_system", "hue_column", "groups"]
-
-
-def measure_column(frame: pd.DataFrame, measure, caller: str, exclude=()) -> str:
-    """The column holding ``measure``: its exact name, else its canonical name ('MRR@10' finds 'RR@10').
-
-    Raises
-    ------
-    ColumnError
-        No such column; the message lists the table's columns and how to evaluate it.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from rankviz.plots.inputs import measure_column
-    >>> table = pd.DataFrame({"query_id": ["q1"], "RR@10": [1.0]})
-    >>> measure_column(table, "MRR@10", "failures")
-    'RR@10'
-    """
-    text = measure.name if isinstance(measure, Measure) else str(measure)
-    if text in frame.columns:
-        return text
-    try:
-        name = parse_measure(measure).name
-    except InputError:
-        name = None
-    if name is not None and name in frame.columns:
-        return name
-    present = [c for c in frame.columns if c not in exclude]
-    raise ColumnError(
-        f"{caller}: the per-query table has no column for measure {text!r}; it has {columns_text(present)}. "
-        f"Evaluate it first, e.g. rankviz.evaluate(run, [{text!r}], qrels, per_query=True)."
-    )
+__all__ = ["values", "check_system", "hue_column", "groups"]
 
 
 def values(frame: pd.DataFrame, column: str, caller: str) -> np.ndarray:
@@ -57,13 +24,6 @@ def values(frame: pd.DataFrame, column: str, caller: str) -> np.ndarray:
         raise InputError(
             f"{caller}: the column {column!r} must hold numbers. Got dtype {frame[column].dtype}."
         ) from None
-
-
-def system_names(frame: pd.DataFrame, system_col: str | None) -> list[str]:
-    """The systems of a table, as strings, in order of first appearance ([] without a system column)."""
-    if system_col is None:
-        return []
-    return [str(s) for s in pd.unique(frame[system_col].astype(str))]
 
 
 def check_system(name, systems: list[str], caller: str, param: str = "system") -> str:

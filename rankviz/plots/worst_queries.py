@@ -16,11 +16,11 @@ import pandas as pd
 
 from .._core.checks import check_choice, check_int
 from .._core.columns import columns_text
-from .._core.per_query import per_query_table, query_texts
 from .._errors import InputError, UnknownOptionError
+from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
 from . import style
-from .inputs import check_system, measure_column, system_names, values
+from .inputs import check_system, values
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -215,11 +215,11 @@ def prepare_failures(
     caller = "failures"
     table = per_query_table(data, caller)
     frame, query_col, system_col = table.frame, table.query, table.system
-    column = measure_column(frame, measure, caller, exclude=table.id_columns)
+    column = table.measure_column(measure, caller)
     n = check_int(n, "n", caller, low=1)
     zeros = check_choice(zeros, "zeros", caller, ("collapse", "show"))
     worst_of = check_choice(worst_of, "worst_of", caller, ("system", "baseline"))
-    systems = system_names(frame, system_col)
+    systems = table.systems()
     system, baseline = _chosen_systems(system_col, systems, system, baseline, hue, caller)
     wide = _wide(frame, query_col, system_col, column, systems, caller)
     if system_col is None:
@@ -249,7 +249,8 @@ def prepare_failures(
             len(order),
             bool(collapsed) and len(shown) == 1,
         ),
-        "xlabel": f"{column} per query" + (" (1/rank of the first relevant result)" if _is_rr(column) else ""),
+        "xlabel": f"{column} per query"
+        + (" (1/rank of the first relevant result)" if is_reciprocal_rank(column) else ""),
         "ylabel": "query text" if texts else "query",
         "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None else None,
         "legend": len(shown) > 1,
@@ -378,16 +379,9 @@ def _wide(frame, query_col, system_col, column, systems, caller) -> pd.DataFrame
     return pd.DataFrame(columns)
 
 
-def _is_rr(column: str) -> bool:
-    try:
-        return parse_measure(column).family == "RR"
-    except InputError:
-        return False
-
-
 def _notes(column: str, shown: bool):
     """The function writing the text beside a bar: the rank for RR measures, else the value; None when not shown."""
-    is_rr = _is_rr(column)
+    is_rr = is_reciprocal_rank(column)
     cutoff = parse_measure(column).cutoff if is_rr else None
 
     def note(value: float) -> str | None:

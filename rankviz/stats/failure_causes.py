@@ -28,8 +28,8 @@ import pandas as pd
 
 from .._core.checks import check_int
 from .._core.columns import columns_text, find_column
-from .._core.per_query import per_query_table, query_texts
 from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
+from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
 from .inference import benjamini_hochberg
 
@@ -208,7 +208,7 @@ def _failures(per_query, measure, system, threshold, caller):
         frame = frame[frame[resolved.system].astype("str").to_numpy() == system]
     numeric = resolved.numeric_columns()
     if measure is None:
-        rr = [c for c in numeric if str(c).startswith("RR")]
+        rr = [c for c in numeric if is_reciprocal_rank(c)]
         if not rr:
             raise InputError(
                 f"{caller}: choose the failure measure with measure=; the table has {columns_text(numeric)}."

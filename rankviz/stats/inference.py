@@ -1,6 +1,6 @@
 """What every statistic over per-query tables shares: reading the table, corrections, small tests.
 
-:func:`measure_columns` and :func:`wide_by_system` read a per-query table (refusing
+:func:`wide_by_system` reads a per-query table (refusing
 repeated (system, query) rows and missing values, see :func:`check_cells`); Wilson
 intervals, Holm and Benjamini-Hochberg corrections and the t-test live here so
 that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
@@ -15,9 +15,8 @@ import pandas as pd
 
 from .._core.checks import check_probability
 from .._core.columns import SINGLE_SYSTEM, row_label
-from .._core.per_query import PerQueryTable
-from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
-from ..measures import parse_measure
+from .._errors import DegenerateDataWarning, InputError, warn
+from ..io.per_query import PerQueryTable
 from .results import ConfidenceInterval
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "benjamini_hochberg",
     "t_quantile",
     "t_test_p",
-    "measure_columns",
     "check_cells",
     "wide_by_system",
     "warn_notes",
@@ -90,33 +88,6 @@ def t_test_p(d: np.ndarray) -> float:
     n = len(d)
     t = d.mean() / (d.std(ddof=1) / math.sqrt(n))
     return float(2 * stdtr(n - 1, -abs(t)))
-
-
-def measure_columns(table: PerQueryTable, measures, caller: str) -> list[str]:
-    """The measure columns asked for (names or aliases such as 'MRR@10'), or every numeric one."""
-    if measures is None:
-        names = table.numeric_columns()
-        if not names:
-            raise ColumnError(f"{caller}: the per-query table has no numeric measure columns.")
-        return names
-    if isinstance(measures, str) or not hasattr(measures, "__iter__"):
-        measures = [measures]
-    names = []
-    for m in measures:
-        name = str(m)
-        if name not in table.frame.columns:
-            try:
-                name = parse_measure(m).name
-            except InputError:
-                pass
-        if name not in table.frame.columns:
-            present = ", ".join(repr(c) for c in table.frame.columns if c not in table.id_columns)
-            raise ColumnError(
-                f"{caller}: the per-query table has no column for measure {str(m)!r}; it has {present}. "
-                f"Evaluate it first, e.g. rankviz.evaluate(run, [{str(m)!r}], qrels, per_query=True)."
-            )
-        names.append(name)
-    return names
 
 
 def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:

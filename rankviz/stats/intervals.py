@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._core.per_query import per_query_table
-from .inference import SMALL_N, measure_columns, warn_notes, wide_by_system, wilson_interval
+from ..io.per_query import is_reciprocal_rank, per_query_table
+from .inference import SMALL_N, warn_notes, wide_by_system, wilson_interval
 from .options import StatsOptions, with_stats_options
 from .resampling import (
     batch_size,
@@ -84,7 +84,7 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: StatsOption
     if note:
         notes.append(note)
     extra = {}
-    if measure.startswith("RR"):
+    if is_reciprocal_rank(measure):
         ratio_method = "bca" if used == "bootstrap-t" else used
         extra = _zero_problem(x, columns[:, col + 1], sums[:, col], sums[:, col + 1], n, cfg, ratio_method, notes)
     return BootstrapResult(
@@ -112,7 +112,7 @@ def _group_intervals(wide, queries, members, names, entropy, cfg: StatsOptions) 
             x = values[:, m_index]
             col = len(blocks)
             blocks.append(x)
-            if measure.startswith("RR"):
+            if is_reciprocal_rank(measure):
                 blocks.append((x > 0).astype(np.float64))
             if cfg.method == "bootstrap-t":
                 blocks.append(x * x)
@@ -164,7 +164,7 @@ def bootstrap(table: pd.DataFrame, measures=None, *, stats_options: StatsOptions
 def bootstrap_of(table: pd.DataFrame, measures, cfg: StatsOptions, caller: str = "bootstrap") -> BootstrapResults:
     """:func:`bootstrap` with its options already validated (what the run-level functions call)."""
     resolved = per_query_table(table, caller)
-    names = measure_columns(resolved, measures, caller)
+    names = resolved.measure_columns(measures, caller)
     wide = wide_by_system(resolved, names, caller)
     entropy = cfg.entropy
     groups: dict[tuple, list] = {}

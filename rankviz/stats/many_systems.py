@@ -38,13 +38,12 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice, check_probability
-from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
+from ..io.per_query import per_query_table
 from . import intervals
 from .inference import (
     benjamini_hochberg,
     holm,
-    measure_columns,
     t_test_p,
     warn_notes,
     wide_by_system,
@@ -188,7 +187,7 @@ def _resolve(table, measures, caller: str):
             f"{caller} compares several systems: give a per-query table with a 'system' column (rankviz.evaluate("
             "run, measures, qrels, per_query=True) on a run with one), or a run frame with one (df.rank.table)."
         )
-    names = measure_columns(resolved, measures, caller)
+    names = resolved.measure_columns(measures, caller)
     wide = wide_by_system(resolved, names, caller)
     if len(wide) < 2:
         raise InputError(f"{caller}: the table holds one system ({next(iter(wide))!r}); there is no pair to compare.")

@@ -19,13 +19,12 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice
-from .._core.per_query import per_query_table
 from .._errors import ColumnError, InputError
+from ..io.per_query import per_query_table
 from .inference import (
     SMALL_N,
     benjamini_hochberg,
     holm,
-    measure_columns,
     t_quantile,
     t_test_p,
     warn_notes,
@@ -61,7 +60,7 @@ def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measu
     resolved = per_query_table(table, "paired_differences")
     if resolved.system is None:
         raise ColumnError("paired_differences needs a per-query table with a system column.")
-    name = measure_columns(resolved, [measure], "paired_differences")[0]
+    name = resolved.measure_columns([measure], "paired_differences")[0]
     wide = wide_by_system(resolved, [name], "paired_differences")
     for who in (system, baseline):
         if str(who) not in wide:
@@ -261,7 +260,7 @@ def compare_of(
             "compare needs several systems: a per-query table with a 'system' column, or a run frame with one "
             "(df.rank.compare), or a dict of runs (rankviz.compare)."
         )
-    names = measure_columns(resolved, measures, caller)
+    names = resolved.measure_columns(measures, caller)
     wide = wide_by_system(resolved, names, caller)
     baseline = str(baseline)
     if baseline not in wide:

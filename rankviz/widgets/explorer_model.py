@@ -18,10 +18,10 @@ import pandas as pd
 from .._core.checks import check_cutoff, check_int
 from .._core.columns import Columns
 from .._core.frames import as_pandas
-from .._core.per_query import query_texts
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from ..evaluation import evaluate
 from ..evaluation.pipeline import with_rel
+from ..io.per_query import query_texts
 from ..measures import Measure, parse_measure
 from .ranked import RankedLists, read_documents
 

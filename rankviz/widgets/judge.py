@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 import ipywidgets as w
 import pandas as pd
 
-from .._core.per_query import query_texts
 from .._errors import InputError
+from ..io.per_query import query_texts
 from ..labels import LabelStore
 from . import render_judge
 from .ranked import read_documents

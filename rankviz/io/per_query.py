@@ -1,10 +1,13 @@
-"""Reading the tables users hand to statistics, plots and widgets.
+"""Reading the tables users hand to statistics, plots and widgets: the one reader of per-query tables.
 
 Two kinds of table come back from users after evaluation: per-query tables (the
 output of ``rankviz.evaluate(..., per_query=True)``, or anything of that shape) and
 query texts. Both are resolved here, once, with the column roles of
-:mod:`rankviz._core.columns`, so that ``stats``, ``plots`` and ``widgets`` read them by
-the same rules and fail with the same messages.
+:mod:`rankviz._core.columns` and the measure names of :mod:`rankviz.measures`: which
+column is the query id, which the system, which column holds a measure (``'MRR@10'``
+finds ``'RR@10'``), the systems in order, and whether a column is a reciprocal rank.
+``stats``, ``plots`` and ``widgets`` read them by the same rules and fail with the same
+messages.
 """
 
 from __future__ import annotations
@@ -14,11 +17,20 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from .._core.columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
+from .._core.frames import as_pandas
 from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
-from .columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
-from .frames import as_pandas
+from ..measures import Measure, parse_measure
 
-__all__ = ["PerQueryTable", "per_query_table", "query_texts"]
+__all__ = ["PerQueryTable", "per_query_table", "query_texts", "is_reciprocal_rank"]
+
+
+def is_reciprocal_rank(column) -> bool:
+    """Whether a measure column holds reciprocal ranks (``RR@10``, ``MRR@10``, ``recip_rank``, ``RR(rel=2)@5``)."""
+    try:
+        return parse_measure(column).family == "RR"
+    except InputError:
+        return False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +44,53 @@ class PerQueryTable:
     @property
     def id_columns(self) -> set:
         return {c for c in (self.query, self.system) if c is not None}
+
+    def systems(self) -> list[str]:
+        """The systems, as strings, in order of first appearance ([] without a system column)."""
+        if self.system is None:
+            return []
+        return [str(s) for s in pd.unique(self.frame[self.system].astype(str))]
+
+    def measure_column(self, measure, caller: str) -> str:
+        """The column holding ``measure``: its exact name, else its canonical name ('MRR@10' finds 'RR@10').
+
+        Raises
+        ------
+        ColumnError
+            No such column; the message lists the table's columns and how to evaluate it.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz.io.per_query import per_query_table
+        >>> per_query_table(pd.DataFrame({"query_id": ["q1"], "RR@10": [1.0]}), "x").measure_column("MRR@10", "x")
+        'RR@10'
+        """
+        text = measure.name if isinstance(measure, Measure) else str(measure)
+        if text in self.frame.columns:
+            return text
+        try:
+            name = parse_measure(measure).name
+        except InputError:
+            name = None
+        if name is not None and name in self.frame.columns:
+            return name
+        present = [c for c in self.frame.columns if c not in self.id_columns]
+        raise ColumnError(
+            f"{caller}: the per-query table has no column for measure {text!r}; it has {columns_text(present)}. "
+            f"Evaluate it first, e.g. rankviz.evaluate(run, [{text!r}], qrels, per_query=True)."
+        )
+
+    def measure_columns(self, measures, caller: str) -> list[str]:
+        """The columns of the measures asked for (names or aliases), or every numeric one for None."""
+        if measures is None:
+            names = self.numeric_columns()
+            if not names:
+                raise ColumnError(f"{caller}: the per-query table has no numeric measure columns.")
+            return names
+        if isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__"):
+            measures = [measures]
+        return [self.measure_column(m, caller) for m in measures]
 
     def numeric_columns(self) -> list[str]:
         """The measure columns: every numeric column that is not an id column."""
