@@ -135,18 +135,29 @@ def test_every_public_plot_is_covered():
 
 @pytest.mark.parametrize(("name", "n"), CASES, ids=[f"{name}-{n}" for name, n in CASES])
 def test_no_text_overlaps_text_or_data(name, n):
-    fig, ax = plt.subplots(dpi=50)  # the default figure size: the plot grows it when it needs room
-    assert _calls(n)[name](ax) is ax
-    assert collisions(fig) == []
+    plt.close("all")
+    ax = _calls(n)[name](None)  # no Axes given: the plot makes its figure and grows it until its texts fit
+    assert collisions(ax.figure) == []
 
 
 @pytest.mark.parametrize("n", SIZES)
 def test_the_figure_grows_with_the_rows_of_ci(n):
-    fig, ax = plt.subplots(figsize=(4, 3), dpi=50)
-    rp.ci(generated_results(n), ax=ax)
+    plt.close("all")
+    ax = rp.ci(generated_results(n))
+    fig = ax.figure
     rows = 5 * n + (5 if n > 1 else 0)
     assert ax.get_window_extent().height / fig.dpi >= 0.2 * rows
-    assert tuple(fig.get_size_inches()) >= (4, 3)  # never shrunk
+    assert tuple(fig.get_size_inches()) >= tuple(plt.rcParams["figure.figsize"])  # never shrunk
+
+
+@pytest.mark.parametrize("name", sorted(_calls(5)))
+def test_a_figure_the_caller_passed_or_made_current_is_never_resized(name):
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=50)
+    assert _calls(5)[name](ax) is ax
+    assert tuple(fig.get_size_inches()) == (4, 3)
+    plt.close("all")
+    current = plt.figure(figsize=(5, 2)).add_subplot()  # the caller's current Axes, drawn on when ax=None
+    assert _calls(5)[name](None) is current and tuple(current.figure.get_size_inches()) == (5, 2)
 
 
 def test_a_figure_that_is_big_enough_is_left_alone():

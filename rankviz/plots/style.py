@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import weakref
 from functools import cache
 
 from .._errors import InputError
@@ -36,6 +37,9 @@ __all__ = [
     "LINE_INCHES",
     "text_inches",
 ]
+
+#: the figures a plot made itself (ax=None with no current Axes): the only ones grow_figure may resize
+_OWN_FIGURES: weakref.WeakSet = weakref.WeakSet()
 
 #: seaborn's colour-blind safe palette, asked for explicitly (no global theme is set)
 PALETTE = "colorblind"
@@ -113,9 +117,14 @@ def grow_figure(ax, width: float | None = None, height: float | None = None) -> 
     The plot sizes itself to its content this way: the Axes keeps its place in the
     figure (its fraction of the figure), so growing the figure grows the Axes, and the
     other Axes of the figure keep their proportions. A figure that is already big
-    enough is left as it is; a figure is never shrunk.
+    enough is left as it is; a figure is never shrunk. Only a figure the plot made
+    itself (:func:`axes` with ``ax=None`` and no current Axes) is grown: a figure the
+    caller passed in, or whose Axes is current, keeps the size the caller gave it
+    (as seaborn does).
     """
     fig = ax.get_figure(root=True) if _takes_root(ax) else ax.figure
+    if fig not in _OWN_FIGURES:  # the caller's figure (ax= given, or their current Axes): its size is theirs
+        return
     position = ax.get_position()
     fig_w, fig_h = fig.get_size_inches()
     new_w = max(fig_w, width / position.width) if width and position.width > 0 else fig_w
@@ -159,7 +168,7 @@ def color(index: int):
 
 
 def axes(ax, caller: str):
-    """``ax`` itself, or the current Axes when ``ax`` is None.
+    """``ax`` itself; with ``ax=None`` the current Axes, or else a new figure the plot may size to its content.
 
     Raises
     ------
@@ -170,7 +179,11 @@ def axes(ax, caller: str):
     from matplotlib.axes import Axes
 
     if ax is None:
-        return plt.gca()
+        if plt.get_fignums() and plt.gcf().axes:
+            return plt.gca()  # the caller's current Axes: drawn on, never resized
+        ax = plt.gcf().add_subplot() if plt.get_fignums() else plt.figure().add_subplot()
+        _OWN_FIGURES.add(ax.figure)
+        return ax
     if not isinstance(ax, Axes):
         raise InputError(
             f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. Got {type(ax).__name__} instead."
