@@ -447,3 +447,18 @@ def test_power_from_a_per_query_table():
         stats.power(table)
     with pytest.raises(rankviz.InputError, match="non-zero number"):
         stats.power(difference=0.0, sd=0.1, n_queries=10)
+
+
+@pytest.mark.parametrize("call", ["bootstrap", "compare", "randomization", "tukey"])
+def test_a_resample_count_that_cannot_finish_is_refused_saying_why(call):
+    table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
+    two = pd.concat([table.assign(system="a"), table.assign(system="b", **{"RR@10": table["RR@10"][::-1].to_numpy()})])
+    calls = {
+        "bootstrap": lambda: rankviz.stats.bootstrap(table, "RR@10", n_resamples=10**12, rng=0),
+        "compare": lambda: rankviz.stats.compare(two, baseline="a", n_resamples=10**12, rng=0),
+        "randomization": lambda: rankviz.multiple.all_pairs(two, "RR@10", test="randomization", n_resamples=10**12),
+        "tukey": lambda: rankviz.multiple.all_pairs(two, "RR@10", n_resamples=10**12),
+    }
+    why = "TiB of resampled values" if call in ("bootstrap", "compare") else "random draws"
+    with pytest.raises(rankviz.InputError, match=rf"'n_resamples' parameter of \w+ is too large: .*{why}.*Use at most"):
+        calls[call]()

@@ -50,7 +50,7 @@ from .inference import (
     warn_notes,
     wide_by_system,
 )
-from .resampling import batch_size, call_entropy, query_stream, randomization_p
+from .resampling import batch_size, call_entropy, check_budget, query_stream, randomization_p
 from .table_exports import SignificanceTable, system_labels
 
 __all__ = ["TESTS", "CORRECTIONS", "tukey_hsd_p", "all_pairs", "significance_table"]
@@ -130,6 +130,7 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
         p = _null_hits(x, observed, orders[choice]) / total
         exact = True
     else:
+        check_budget(n_resamples, n * s, 0, "table")
         step = batch or max(1, (1 << 22) // max(1, n * s * m))
         hits = np.zeros((s, s, m))
         for start in range(0, n_resamples, step):
@@ -193,7 +194,24 @@ def _resolve(table, measures, caller: str):
     if len(wide) < 2:
         raise InputError(f"{caller}: the table holds one system ({next(iter(wide))!r}); there is no pair to compare.")
     queries = _complete_block(wide, caller)
-    return names, {name: frame.loc[queries] for name, frame in wide.items()}, queries
+    return (
+        names,
+        {name: wide[name].loc[queries] for name in system_order(resolved.frame[resolved.system], wide)},
+        queries,
+    )
+
+
+def system_order(column: pd.Series, names) -> list[str]:
+    """The systems' order in every many-system result: never the row order, so shuffled rows change nothing.
+
+    A categorical ``system`` column gives its categories' order (the order the user
+    chose, e.g. ``pd.Categorical(..., categories=["bm25", "dense"])``); any other column
+    gives the names sorted.
+    """
+    present = {str(n) for n in names}
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [str(c) for c in column.cat.categories if str(c) in present]
+    return sorted(present)
 
 
 def _check_options(test, correction, n_resamples, caller: str):
@@ -230,7 +248,9 @@ def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -
             first, second = sorted((a, b))
             oriented = d if first == a else -d
             gen = _stream(entropy, (a, b), queries)
-            p_random, is_exact = randomization_p(oriented, n_resamples, gen, batch_size(len(queries), batch))
+            p_random, is_exact = randomization_p(
+                oriented, n_resamples, gen, batch_size(len(queries), batch), caller="table"
+            )
             if is_exact:
                 exact.append(f"{a} vs {b}")
         for k, measure in enumerate(names):
@@ -304,8 +324,9 @@ def all_pairs(
     -------
     DataFrame
         One row per measure x unordered pair: ``measure``, ``system``, ``other``
-        (in the table's order of systems), ``difference`` (mean of ``system`` minus
-        mean of ``other``), ``p_value``, ``p_corrected`` (equal to ``p_value``
+        (in the order of :func:`system_order`: a categorical column's categories,
+        else the names sorted), ``difference`` (mean of ``system`` minus mean of
+        ``other``), ``p_value``, ``p_corrected`` (equal to ``p_value``
         for Tukey and without correction), ``significant`` and ``better`` (the
         system with the higher mean when significant). ``attrs['rankviz']``
         records the test, the correction, the seed and the exact p-values.
@@ -400,8 +421,9 @@ def significance_table(
     Returns
     -------
     SignificanceTable
-        Rows are the systems (in the table's order, labelled a, b, c, ...), columns
-        the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
+        Rows are the systems, labelled a, b, c, ... in a stable order that never
+        depends on the rows' order: a categorical ``system`` column's categories
+        (the order you choose), otherwise the names sorted; columns the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
         notebook view.
 
     Examples

@@ -181,7 +181,7 @@ def _compare_one(name, baseline, base, other, names, entropy, cfg: Settings, tes
     diffs = s_values - b_values
     m = len(names)
     columns = np.column_stack([diffs, diffs**2]) if cfg.method == "bootstrap-t" else diffs
-    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch))
+    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch), caller="compare")
     sums_sq = sums[:, m:] if cfg.method == "bootstrap-t" else np.full((cfg.n_resamples, m), np.nan)
     p_values, exact = np.full(len(names), np.nan), False
     if test == "randomization":
