@@ -39,6 +39,13 @@ def test_notebooks_exist_numbered_and_without_outputs():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_title_carries_its_two_digit_number(path):
+    """The index lists the titles: '07 · At scale', as the file name and the other six, not '7 · At scale'."""
+    first = "".join(json.loads(path.read_text())["cells"][0]["source"]).splitlines()[0]
+    assert first.startswith(f"# {path.stem[:2]} · "), first
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebooks_use_only_the_public_api(path):
     source = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
     assert not re.search(r"rankviz\._|from rankviz\.\w*_\w* import|rankviz\.\w+\._", source), "private rankviz API used"
