@@ -400,3 +400,19 @@ def test_to_frame_is_tidy(snapshot_result):
     ]
     assert (wins["p_corrected"] < 0.1).all() and (wins["difference"] > 0).all()
     assert "(c) bm25_v2" in repr(snapshot_result)
+
+
+def test_system_order_sets_the_rows_and_letters_and_must_name_every_system():
+    table = _table(30, ["zeta", "alpha", "mid"], seed=3, effects=[0.4, 0.0, 0.2])
+    result = multiple.significance_table(
+        table, ["AP"], confidence_level=None, rng=0, system_order=["mid", "zeta", "alpha"]
+    )
+    assert result.systems == ("mid", "zeta", "alpha") and result.letters("zeta", "AP") == "ac"
+    with pytest.raises(
+        rankviz.InputError, match=r"'system_order' parameter of table must name every system.*lacks \['mid'\]"
+    ):
+        multiple.significance_table(table, ["AP"], confidence_level=None, system_order=["zeta", "alpha"])
+    run, qrels, _ = load_example()
+    order = ["tfidf", "bm25+rerank", "rrf", "bm25"]
+    via_api = run.rank.table(["RR@10"], qrels=qrels, rng=0, n_resamples=200, confidence_level=None, system_order=order)
+    assert via_api.systems == tuple(order)

@@ -358,6 +358,7 @@ def table(
     method: str = "bca",
     rng=None,
     batch: int | None = None,
+    system_order=None,
     options: EvalOptions,
 ) -> multiple.SignificanceTable:
     """Evaluate several systems per query: the table of means with the systems each one significantly beats.
@@ -368,9 +369,9 @@ def table(
         A run with a ``system`` column, or ``{system name: run frame}``.
     measures : str or list
     qrels : DataFrame, path or dict, optional
-    test, correction, alpha, n_resamples, confidence_level, method, rng, batch
+    test, correction, alpha, n_resamples, confidence_level, method, rng, batch, system_order
         See :func:`rankviz.multiple.significance_table` (default: the randomized
-        Tukey HSD over all systems, paired by query).
+        Tukey HSD over all systems, paired by query; rows in sorted order).
 
     Returns
     -------
@@ -389,6 +390,7 @@ def table(
         method=method,
         rng=rng,
         batch=batch,
+        system_order=system_order,
     )
 
 

@@ -181,7 +181,7 @@ def _complete_block(wide: dict[str, pd.DataFrame], caller: str) -> list:
     return sorted(union, key=str)
 
 
-def _resolve(table, measures, caller: str):
+def _resolve(table, measures, caller: str, chosen=None):
     """(measure names, {system: wide frame on the common queries}, sorted query ids) of a per-query table."""
     resolved = per_query_table(table, caller)
     if resolved.system is None:
@@ -194,21 +194,30 @@ def _resolve(table, measures, caller: str):
     if len(wide) < 2:
         raise InputError(f"{caller}: the table holds one system ({next(iter(wide))!r}); there is no pair to compare.")
     queries = _complete_block(wide, caller)
-    return (
-        names,
-        {name: wide[name].loc[queries] for name in system_order(resolved.frame[resolved.system], wide)},
-        queries,
-    )
+    order = system_order(resolved.frame[resolved.system], wide, chosen, caller)
+    return names, {name: wide[name].loc[queries] for name in order}, queries
 
 
-def system_order(column: pd.Series, names) -> list[str]:
+def system_order(column: pd.Series, names, chosen=None, caller: str = "table") -> list[str]:
     """The systems' order in every many-system result: never the row order, so shuffled rows change nothing.
 
-    A categorical ``system`` column gives its categories' order (the order the user
-    chose, e.g. ``pd.Categorical(..., categories=["bm25", "dense"])``); any other column
-    gives the names sorted.
+    ``chosen`` (every system once, in the order wanted) when given; else a
+    categorical ``system`` column's categories (``pd.Categorical(..., categories=
+    ["bm25", "dense"])``); else the names sorted.
     """
     present = {str(n) for n in names}
+    if chosen is not None:
+        wanted = [str(s) for s in ([chosen] if isinstance(chosen, str) else chosen)]
+        if sorted(wanted) != sorted(present):
+            missing, extra = sorted(present - set(wanted)), sorted(set(wanted) - present)
+            raise InputError(
+                f"The 'system_order' parameter of {caller} must name every system of the table once"
+                + (f"; it lacks {missing}" if missing else "")
+                + (f"; the table has no {extra}" if extra else "")
+                + ("; it repeats a name" if not missing and not extra else "")
+                + f". The systems are {sorted(present)}."
+            )
+        return wanted
     if isinstance(column.dtype, pd.CategoricalDtype):
         return [str(c) for c in column.cat.categories if str(c) in present]
     return sorted(present)
@@ -348,11 +357,11 @@ def all_pairs(
     return pairs
 
 
-def _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, caller: str):
+def _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, caller: str, chosen=None):
     """(pairs with their settings in attrs, {system: wide frame}, the call's entropy): what both public functions share."""
     test, resolved_correction, n_resamples = _check_options(test, correction, n_resamples, caller)
     alpha = check_probability(alpha, "alpha", caller)
-    names, wide, queries = _resolve(table, measures, caller)
+    names, wide, queries = _resolve(table, measures, caller, chosen)
     entropy = call_entropy(rng, caller)
     notes: list[str] = []
     rows, exact = _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes)
@@ -401,6 +410,7 @@ def significance_table(
     method: str = "bca",
     rng=None,
     batch: int | None = None,
+    system_order=None,
 ) -> SignificanceTable:
     """The systems x measures table of means, with the systems each one is significantly better than.
 
@@ -417,13 +427,16 @@ def significance_table(
         ``method`` and the same seed); None leaves them out.
     method : {'bca', 'percentile', 'bootstrap-t'}, default 'bca'
     rng : None, int or numpy.random.Generator
+    system_order : list of str, optional
+        The rows' order, every system once (a baseline first, say); it decides the
+        letters a, b, c, ... Default: see Returns.
 
     Returns
     -------
     SignificanceTable
         Rows are the systems, labelled a, b, c, ... in a stable order that never
-        depends on the rows' order: a categorical ``system`` column's categories
-        (the order you choose), otherwise the names sorted; columns the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
+        depends on the rows' order: ``system_order``, else a categorical ``system``
+        column's categories, else the names sorted; columns the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
         notebook view.
 
     Examples
@@ -438,7 +451,9 @@ def significance_table(
     """
     if confidence_level is not None:
         confidence_level = check_probability(confidence_level, "confidence_level", "table")
-    pairs, wide, entropy = _tested(table, measures, test, correction, alpha, n_resamples, rng, batch, "table")
+    pairs, wide, entropy = _tested(
+        table, measures, test, correction, alpha, n_resamples, rng, batch, "table", system_order
+    )
     how = pairs.attrs["rankviz"]
     names, systems = how["measures"], tuple(wide)
     means = pd.DataFrame(
