@@ -1063,9 +1063,10 @@ def test_accessor_methods_evaluate_and_draw():
         assert [p.get_height() for p in container.patches] == expected[container.get_label()].tolist()
     assert run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, ax=axes[1]) is axes[1]
     labels = [t.get_text() for t in axes[1].get_yticklabels()]
-    assert len(labels) == 8 and labels[0].endswith(
-        "queries: RR@10 = 0 for bm25"
-    )  # the zeros in one row, then 7 above 0
+    assert len(labels) == 7 and not any("RR@10 = 0 for" in label for label in labels)  # the zeros, one by one
+    collapsed = run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, zeros="collapse", ax=axes[1])
+    labels = [t.get_text() for t in collapsed.get_yticklabels()]
+    assert len(labels) == 8 and labels[0].endswith("queries: RR@10 = 0 for bm25")  # one row, then 7 above 0
     assert (
         run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=300, rng=1, baseline="bm25", ax=axes[2])
         is axes[2]
