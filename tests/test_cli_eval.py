@@ -134,3 +134,16 @@ def test_a_qrels_file_passed_as_a_run_is_named_so(trec_eval_dir, capsys):
     qrels = str(trec_eval_dir / "qrels.test")
     code, _, err = _rankviz(["eval", qrels, qrels], capsys)
     assert code == 2 and "It looks like a qrels file, not a run" in err
+
+
+def test_two_files_with_one_tag_are_told_apart_by_file(covid_dir, tmp_path, capsys):
+    qrels = str(covid_dir / "qrels-rnd1.txt")
+    full = covid_dir / "runs" / "BERT"
+    part = tmp_path / "BERT.first20"  # the same tag, fewer queries: 20 rows with -q and --missing drop
+    part.write_text("".join(line for line in full.read_text().splitlines(keepends=True) if int(line.split()[0]) <= 20))
+    _, out, _ = _rankviz(
+        ["eval", "-q", "--missing", "drop", "--format", "csv", "-m", "map", qrels, str(full), str(part)], capsys
+    )
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["file"] for r in rows].count(str(full)) == 31 and [r["file"] for r in rows].count(str(part)) == 21
+    assert {r["run"] for r in rows} == {"BERT"}

@@ -203,16 +203,17 @@ def _table(args, qrels, measures, options, trec_order, fmt: str) -> int:
 
     from .trec_output import result_rows
 
-    rows, tags = [], {}
+    rows, files, tags = [], [], []
     for path in args.runs:
         run, tag = _read(path)
-        tags.setdefault(tag, []).append(path)
-        rows += result_rows(run, qrels, measures, run_id=tag, per_query=args.q, options=options, trec_order=trec_order)
+        these = result_rows(run, qrels, measures, run_id=tag, per_query=args.q, options=options, trec_order=trec_order)
+        rows += these
+        files += [str(path)] * len(these)
+        tags.append(tag)
         _report_queries(run, qrels, args.missing)
     frame = pd.DataFrame(rows)
-    if any(len(paths) > 1 for paths in tags.values()):  # two files with one tag: name the rows by file instead
-        by_file = [str(p) for p in args.runs for _ in range(len(frame) // len(args.runs))]
-        frame.insert(1, "file", by_file)
+    if len(set(tags)) < len(tags):  # two files with one tag: the file tells their rows apart
+        frame.insert(1, "file", files)
     if args.no_summary:
         frame = frame[frame["query_id"] != "all"]
     if fmt == "csv":
