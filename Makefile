@@ -1,14 +1,22 @@
 # Two entry points, each creating .venv and installing what it needs:
 #   make notebooks   run every notebook on the built-in example, render HTML under build/
-#   make test        run the test suite (what .ci/run calls)
-# optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv),
+#   make test        run the test suite (what .ci/run calls); installs Chromium and pdflatex with apt-get if it can
+# optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv);
+# make lab LAB_ARGS="--no-browser --port 8899" passes flags to jupyter lab (--allow-root is added as root)
 # make docs: the documentation site in site/ (installs the [docs] extra), make dist: the wheel and sdist in dist/
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks lab docs dist test test-fast test-pandas22 bench bench-coverage clean
+.PHONY: notebooks lab docs dist test test-fast test-pandas22 system-packages bench bench-coverage clean
+
+# What the tests need outside pip: Debian's chromium (the browser test) and pdflatex (the LaTeX export test).
+SYSTEM_PACKAGES := chromium texlive-latex-base texlive-latex-recommended
+# make lab LAB_ARGS="--no-browser --port 8899": extra flags for jupyter lab
+LAB_ARGS ?=
+# JupyterLab refuses to start as root (the default user in Docker and dev containers) without --allow-root
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +31,7 @@ notebooks: $(VENV)/.installed-notebooks
 
 # Optional: the notebooks live in JupyterLab (widgets included), on the built-in example.
 lab: $(VENV)/.installed-lab
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks
 
 # The documentation site, offline, built strict (a warning fails it). The gallery embeds the notebooks
 # as `make notebooks` renders them, so they are rendered first: a fresh clone builds the whole site, and
@@ -38,7 +46,24 @@ dist: $(VENV)/.installed-test
 	$(BIN)/python -m build
 	$(BIN)/python -m twine check --strict dist/*
 
-test: $(VENV)/.installed-test
+# Installs $(SYSTEM_PACKAGES) with apt-get when chromium or pdflatex is missing and apt-get can run
+# (as root, or with sudo without a password); otherwise says what to install (those tests then skip, or fail under CI).
+system-packages:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v pdflatex >/dev/null 2>&1 || missing="$$missing texlive-latex-base texlive-latex-recommended"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo=none; fi; \
+		if [ "$$sudo" != none ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "make test: installing$$missing with apt-get"; \
+			($$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null) \
+				|| echo "make test: warning: could not install$$missing; the tests that need them skip (and fail under CI)" >&2; \
+		else \
+			echo "make test: warning:$$missing missing and apt-get cannot run here; install them (apt-get install$$missing) or the tests that need them skip (and fail under CI)" >&2; \
+		fi; \
+	fi
+
+test: system-packages $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
 # The quick loop while developing: everything but the slow tests (notebooks, browser, pandas' suite).

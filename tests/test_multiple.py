@@ -269,9 +269,9 @@ LATEX_SNAPSHOT = r"""\begin{table}[t]
 \toprule
  & System & AP & RR@10 \\
 \midrule
-(a) & bm25\_v2 & 0.250 {\scriptsize [0.167, 0.333]} & 0.408 {\scriptsize [0.200, 0.708]} \\
+(a) & 100\% dense & 0.550$^{\mathrm{c}}$ {\scriptsize [0.467, 0.633]} & 0.750 {\scriptsize [0.583, 0.917]} \\
 (b) & A\&B \textless{}script\textgreater{} & \textbf{0.833}$^{\mathrm{ac}}$ {\scriptsize [0.767, 0.883]} & \textbf{0.917} {\scriptsize [0.667, 1.000]} \\
-(c) & 100\% dense & 0.550$^{\mathrm{a}}$ {\scriptsize [0.467, 0.633]} & 0.750 {\scriptsize [0.583, 0.917]} \\
+(c) & bm25\_v2 & 0.250 {\scriptsize [0.167, 0.333]} & 0.408 {\scriptsize [0.200, 0.708]} \\
 \bottomrule
 \end{tabular}
 \end{table}
@@ -279,11 +279,11 @@ LATEX_SNAPSHOT = r"""\begin{table}[t]
 
 MARKDOWN_SNAPSHOT = """|  | system | AP | RR@10 |
 |---|---|---:|---:|
-| a | bm25\\_v2 | 0.25 | 0.41 |
+| a | 100% dense | 0.55<sup>c</sup> | 0.75 |
 | b | A&amp;B &lt;script&gt; | **0.83**<sup>ac</sup> | **0.92** |
-| c | 100% dense | 0.55<sup>a</sup> | 0.75 |
+| c | bm25\\_v2 | 0.25 | 0.41 |
 
-Mean over 6 queries; superscripts name the systems each one is significantly better than (exact paired randomization test, Holm correction over the pairs of each measure, alpha = 0.1); the best per column is in bold; intervals are 95% bootstrap intervals.
+Mean over 6 queries; superscripts name the systems each one is significantly better than (exact paired randomization test, Holm correction over the pairs of each measure, alpha = 0.1); the best per column is in bold.
 """
 
 
@@ -300,6 +300,37 @@ def test_latex_snapshot_escapes_user_strings(snapshot_result):
 
 def test_markdown_snapshot_escapes_user_strings(snapshot_result):
     assert snapshot_result.to_markdown(digits=2) == MARKDOWN_SNAPSHOT
+
+
+def test_markdown_caption_mentions_intervals_only_when_it_shows_them(snapshot_result):
+    assert "intervals" not in snapshot_result.to_markdown()
+    assert "intervals are 95% bootstrap intervals" in snapshot_result.to_markdown(ci=True)
+    assert "intervals" not in snapshot_result.to_latex()
+    assert "intervals are 95" in snapshot_result.to_latex(ci=True)
+
+
+def test_markdown_keeps_each_hostile_name_in_its_own_cell_and_row():
+    names = ["dense\nv2", "a|b", "$x$ cost", "\n\nblank\r\nlines\u2028end"]
+    table = SNAPSHOT_TABLE.replace({"system": dict(zip(["bm25_v2", "A&B <script>", "100% dense"], names))})
+    table = pd.concat([table, SNAPSHOT_TABLE[SNAPSHOT_TABLE["system"] == "bm25_v2"].assign(system=names[3])])
+    text = multiple.significance_table(table, ["AP"], test="t", confidence_level=None).to_markdown()
+    rows = text.split("\n\n")[0].split("\n")
+    assert len(rows) == 2 + len(names)  # header, rule, one line per system: no name broke its row
+    assert all(row.count("|") - row.count("\\|") == 4 for row in rows[2:]), rows  # 3 cells each, no extra |
+    assert "dense<br>v2" in text and "a\\|b" in text and "\\$x\\$ cost" in text
+    assert "<br><br>blank<br>lines<br>end" in text
+
+
+def test_letters_follow_sorted_names_or_the_categories_never_the_row_order():
+    table = _table(30, ["zeta", "alpha", "mid"], seed=3, effects=[0.4, 0.0, 0.2])
+    shuffled = table.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    for frame in (table, shuffled, table.iloc[::-1]):
+        result = multiple.significance_table(frame, ["AP"], confidence_level=None, rng=0)
+        assert result.systems == ("alpha", "mid", "zeta") and result.labels == ("a", "b", "c")
+        assert result.letters("zeta", "AP") == "ab"
+    chosen = table.assign(system=pd.Categorical(table["system"], categories=["zeta", "mid", "alpha"]))
+    result = multiple.significance_table(chosen.sample(frac=1.0, random_state=2), ["AP"], confidence_level=None, rng=0)
+    assert result.systems == ("zeta", "mid", "alpha") and result.letters("zeta", "AP") == "bc"
 
 
 def test_html_escapes_user_strings_and_marks_the_best(snapshot_result):
@@ -368,4 +399,21 @@ def test_to_frame_is_tidy(snapshot_result):
         ("A&B <script>", "AP", "bm25_v2"),
     ]
     assert (wins["p_corrected"] < 0.1).all() and (wins["difference"] > 0).all()
-    assert "(a) bm25_v2" in repr(snapshot_result)
+    assert "(c) bm25_v2" in repr(snapshot_result)
+
+
+def test_system_order_sets_the_rows_and_letters_and_must_name_every_system():
+    table = _table(30, ["zeta", "alpha", "mid"], seed=3, effects=[0.4, 0.0, 0.2])
+    result = multiple.significance_table(
+        table, ["AP"], confidence_level=None, rng=0, system_order=["mid", "zeta", "alpha"]
+    )
+    assert result.systems == ("mid", "zeta", "alpha") and result.letters("zeta", "AP") == "ac"
+    with pytest.raises(
+        rankviz.InputError,
+        match=r"'system_order' parameter of significance_table must name every system.*lacks \['mid'\]",
+    ):
+        multiple.significance_table(table, ["AP"], confidence_level=None, system_order=["zeta", "alpha"])
+    run, qrels, _ = load_example()
+    order = ["tfidf", "bm25+rerank", "rrf", "bm25"]
+    via_api = run.rank.table(["RR@10"], qrels=qrels, rng=0, n_resamples=200, confidence_level=None, system_order=order)
+    assert via_api.systems == tuple(order)

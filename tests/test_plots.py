@@ -451,10 +451,27 @@ def test_failures_zeros_come_first_and_are_marked():
     assert notes.count("not in top 10") == 20
 
 
+def test_failures_show_the_zero_queries_by_default():
+    table = one_system(example_table())
+    zeros = table[table["RR@10"] == 0].sort_values("query_id")["query_id"].head(10).tolist()
+    ax = rp.failures(table, n=10, ax=plt.subplots()[1])
+    assert [t.get_text() for t in ax.get_yticklabels()] == zeros
+
+
+def test_failures_queries_whose_texts_shorten_alike_get_distinct_labels():
+    table = one_system(example_table())
+    worst = table.sort_values(["RR@10", "query_id"]).head(3)["query_id"].tolist()
+    texts = {q: "Log a message with severity 'ERROR' on the root logger, variant " + q for q in worst}
+    ax = rp.failures(table, n=3, queries=texts, ax=plt.subplots()[1])
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(set(labels)) == 3 and all(label.endswith(f"({q})") for label, q in zip(labels, worst))
+    assert all(len(label) <= 50 for label in labels)
+
+
 def test_failures_zero_rows_collapse_into_one_and_the_n_rows_go_above_zero():
     table = one_system(example_table())
     zeros = int((table["RR@10"] == 0).sum())
-    ax = rp.failures(table, n=10, ax=plt.subplots()[1])
+    ax = rp.failures(table, n=10, zeros="collapse", ax=plt.subplots()[1])
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0] == f"{zeros} queries: RR@10 = 0 for run"
     above = table[table["RR@10"] > 0].sort_values(["RR@10", "query_id"], kind="mergesort").head(10)
@@ -466,7 +483,15 @@ def test_failures_zero_rows_collapse_into_one_and_the_n_rows_go_above_zero():
 def test_failures_delta_is_system_minus_baseline_coloured_by_who_wins():
     # Before: failures(system=A, compare=B) wrote B - A in A's colour (the opposite of compare()).
     table = example_table()
-    ax = rp.failures(table, system="bm25+rerank", baseline="bm25", worst_of="baseline", n=10, ax=plt.subplots()[1])
+    ax = rp.failures(
+        table,
+        system="bm25+rerank",
+        baseline="bm25",
+        worst_of="baseline",
+        n=10,
+        zeros="collapse",
+        ax=plt.subplots()[1],
+    )
     first, second = ax.containers[0], ax.containers[1]
     assert first.get_label() == "bm25+rerank" and second.get_label() == "bm25 (baseline)"
     wide = table.pivot(index="query_id", columns="system", values="RR@10")
@@ -790,6 +815,20 @@ def test_recall_vs_mrr_points_are_system_means_and_quadrants_are_read():
     assert "R@100" in ax.get_xlabel() and "MRR@10" in ax.get_ylabel()
 
 
+def test_recall_vs_mrr_the_median_system_of_an_odd_number_is_on_the_split_not_works():
+    table = example_table()
+    three = table[table["system"].isin(table["system"].unique()[:3])]
+    frame = prepare_recall_vs_mrr(three)
+    systems = frame[frame["kind"] == "system"].set_index("label")
+    split = frame.attrs["split"]
+    on_line = systems.index[(systems["x"] == split[0]) | (systems["y"] == split[1])]
+    assert len(on_line) >= 1 and (systems.loc[on_line, "quadrant"] == "median").all()
+    assert (systems.drop(on_line)["quadrant"].isin(["tr", "br", "tl", "bl"])).all()
+    ax = rp.recall_vs_mrr(three, ax=plt.subplots()[1])
+    entries = [t for t in _legend_texts(ax) if t.startswith(f"{on_line[0]} — ")]
+    assert entries == [f"{on_line[0]} — on the median split, no reading"]
+
+
 def test_recall_vs_mrr_per_query_cloud_counts_every_query_once():
     table = one_system(example_table())
     ax = rp.recall_vs_mrr(table, recall_k=20, per_query=True, ax=plt.subplots()[1])
@@ -1042,9 +1081,10 @@ def test_accessor_methods_evaluate_and_draw():
         assert [p.get_height() for p in container.patches] == expected[container.get_label()].tolist()
     assert run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, ax=axes[1]) is axes[1]
     labels = [t.get_text() for t in axes[1].get_yticklabels()]
-    assert len(labels) == 8 and labels[0].endswith(
-        "queries: RR@10 = 0 for bm25"
-    )  # the zeros in one row, then 7 above 0
+    assert len(labels) == 7 and not any("RR@10 = 0 for" in label for label in labels)  # the zeros, one by one
+    collapsed = run.rank.plot.failures(qrels, system="bm25", queries=queries, n=7, zeros="collapse", ax=axes[1])
+    labels = [t.get_text() for t in collapsed.get_yticklabels()]
+    assert len(labels) == 8 and labels[0].endswith("queries: RR@10 = 0 for bm25")  # one row, then 7 above 0
     assert (
         run.rank.plot.ci(qrels, measures=["RR@10", "nDCG@10"], n_resamples=300, rng=1, baseline="bm25", ax=axes[2])
         is axes[2]

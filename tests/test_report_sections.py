@@ -53,3 +53,36 @@ def test_significance_overview_ranks_and_counts():
 def test_resampling_floor_says_when_nothing_can_be_significant():
     assert "--n-resamples" in rs.resampling_floor(500, 245)
     assert rs.resampling_floor(10_000, 245) == ""
+
+
+def test_comparison_overview_names_no_gain_when_no_system_beats_the_baseline():
+    table = pd.DataFrame(
+        {
+            "system": ["a", "b"] * 2,
+            "measure": ["RR@10"] * 2 + ["AP"] * 2,
+            "difference": [-0.1174, -0.2, 0.05, 0.02],
+            "p_corrected": [0.01, 0.001, 0.2, 0.5],
+        }
+    )
+    rows = pd.read_html(__import__("io").StringIO(rs.comparison_overview(table, "base")))[0].set_index("measure")
+    assert rows.loc["RR@10", "largest_gain"] == "no system is above"  # not -0.1174, a loss
+    assert rows.loc["RR@10", "largest_loss"] == "-0.2000 (b)"
+    assert rows.loc["AP", "largest_gain"] == "+0.0500 (a)" and rows.loc["AP", "largest_loss"] == "no system is below"
+
+
+def test_failed_queries_lists_every_query_with_a_zero_numeric_ids_in_number_order():
+    per_query = pd.DataFrame(
+        {
+            "system": ["x"] * 5 + ["y"] * 5,
+            "query_id": ["11", "4", "5", "14", "2"] * 2,
+            "RR@10": [0.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 1.0],
+        }
+    )
+    texts = pd.DataFrame({"query_id": ["11", "4", "5", "14", "2"], "text": ["eleven", "four", "<five>", "14", "2"]})
+    page = rs.failed_queries(per_query, "RR@10", texts)
+    rows = pd.read_html(__import__("io").StringIO(page))[0]
+    assert rows["query_id"].astype(str).tolist() == ["11", "14", "4", "5"]  # both systems first, then by number
+    assert rows["failed_by"].tolist() == ["x, y", "x, y", "x", "y"] and "&lt;five&gt;" in page
+    assert "4 queries with RR@10 = 0" in page
+    assert rs.query_order(pd.Series(["11", "4", "5"])).tolist() == [11, 4, 5]
+    assert "No query has" in rs.failed_queries(per_query.assign(**{"RR@10": 1.0}), "RR@10")

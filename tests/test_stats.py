@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -83,7 +84,10 @@ def test_t_test_and_interval_match_scipy():
     t = sps.ttest_rel(b, a)
     ci = t.confidence_interval(0.95)
     assert res["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
-    assert (res["t_ci_low"], res["t_ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)  # method='t', the default
+    with pytest.warns(rankviz.DegenerateDataWarning, match="bca interval of a mean difference covers less"):
+        boot = stats.compare(table, baseline="a", test="t", method="bca", n_resamples=2000, rng=0).table.iloc[0]
+    assert (boot["t_ci_low"], boot["t_ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)
     w = stats.compare(table, baseline="a", test="wilcoxon", correction=None, n_resamples=2000, rng=0).table.iloc[0]
     assert w["p_value"] == pytest.approx(sps.wilcoxon(b - a).pvalue, rel=1e-9)
     assert res["effect_size"] == pytest.approx((b - a).mean() / (b - a).std(ddof=1))
@@ -197,7 +201,7 @@ def test_tied_paired_scores_get_the_t_interval_and_a_bootstrap_interval_says_it_
         res = stats.compare(table, baseline="a", rng=0, n_resamples=2000)
     row = res.table.iloc[0]
     assert row["ties"] == 30 and row["ci_method"] == "t" and res.method == "t"
-    assert (row["ci_low"], row["ci_high"]) == (row["t_ci_low"], row["t_ci_high"])
+    assert "t_ci_low" not in res.table.columns and "t_ci_high" not in res.table.columns  # ci_low/ci_high are it
     with pytest.warns(
         rankviz.DegenerateDataWarning, match=r"a bca interval of a mean difference covers less than its level"
     ):
@@ -447,3 +451,37 @@ def test_power_from_a_per_query_table():
         stats.power(table)
     with pytest.raises(rankviz.InputError, match="non-zero number"):
         stats.power(difference=0.0, sd=0.1, n_queries=10)
+
+
+@pytest.mark.parametrize("call", ["bootstrap", "compare", "randomization", "tukey"])
+def test_a_resample_count_that_cannot_finish_is_refused_saying_why(call):
+    table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
+    two = pd.concat([table.assign(system="a"), table.assign(system="b", **{"RR@10": table["RR@10"][::-1].to_numpy()})])
+    calls = {
+        "bootstrap": lambda: rankviz.stats.bootstrap(table, "RR@10", n_resamples=10**12, rng=0),
+        "compare": lambda: rankviz.stats.compare(two, baseline="a", n_resamples=10**12, rng=0),
+        "randomization": lambda: rankviz.multiple.all_pairs(two, "RR@10", test="randomization", n_resamples=10**12),
+        "tukey": lambda: rankviz.multiple.all_pairs(two, "RR@10", n_resamples=10**12),
+    }
+    why = "TiB of resampled values" if call in ("bootstrap", "compare") else "random draws"
+    with pytest.raises(rankviz.InputError, match=rf"'n_resamples' parameter of \w+ is too large: .*{why}.*Use at most"):
+        calls[call]()
+
+
+def test_comparison_view_shows_the_key_columns_first_and_the_rest_on_demand():
+    rng = np.random.default_rng(3)
+    a = rng.random(50)
+    table = pd.concat(
+        [_table(a, "AP", "a"), _table(np.clip(a + 0.1, 0, 1), "AP", "b"), _table(a[::-1], "AP", "c")],
+        ignore_index=True,
+    )
+    comparison = stats.compare(table, baseline="a", n_resamples=500, rng=0)
+    assert list(comparison.key_columns.columns) == list(stats.Comparison.KEY_COLUMNS)
+    page = comparison._repr_html_()
+    shown, hidden = page.split("<details>")
+    headers = re.findall(r"<th>([^<]*)</th>", shown)
+    assert headers == ["system", "measure", "difference", "95% interval", "p", "p corrected", "effect size",
+                       "wins / ties / losses"]  # fmt: skip
+    assert all(h in hidden for h in ("baseline_mean", "system_mean", "n_queries", "ci_method"))
+    assert set(comparison.to_frame().columns) >= set(comparison.table.columns)  # every number stays available
+    assert list(comparison.to_frame(all_columns=False).columns)[:11] == list(stats.Comparison.KEY_COLUMNS)

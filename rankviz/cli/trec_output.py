@@ -30,7 +30,16 @@ from ..evaluation.pipeline import judge_run, kept_cells, read_judgements, with_r
 from ..measures import Measure, parse_measures
 from ..measures.relstring import relstrings
 
-__all__ = ["ALL_TREC", "TREC_ORDER", "expand_trec_names", "ordered", "trec_eval_lines"]
+__all__ = [
+    "ALL_TREC",
+    "OFFICIAL",
+    "TREC_ORDER",
+    "expand_trec_names",
+    "header_asked",
+    "ordered",
+    "result_rows",
+    "trec_eval_lines",
+]
 
 _CUTS = ["5", "10", "15", "20", "30", "100", "200", "500", "1000"]
 _LEVELS = [f"{x / 10:.2f}" for x in range(11)]
@@ -52,6 +61,20 @@ ALL_TREC = (
     + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid"]
     + ["unj_5", "unj_10", "unj_20"]
 )
+
+#: trec_eval's default set (``-m official``, also what it prints without -m), with its default parameters
+OFFICIAL = (
+    ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
+    + [f"iprec_at_recall_{x}" for x in _LEVELS]
+    + [f"P_{k}" for k in _CUTS]
+)
+
+#: trec_eval's ``-m set``
+SET_MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P"]
+SET_MEASURES += ["set_map", "set_F"]
+
+#: trec_eval's sets of measures (measures.c), each of which prints the runid and num_q lines
+_SETS = {"all_trec": ALL_TREC, "official": OFFICIAL, "set": SET_MEASURES}
 
 #: the order of trec_eval's measure table (measures.c); a measure is placed by its trec_eval name without cutoff
 TREC_ORDER = (
@@ -100,15 +123,19 @@ _RELSTRING = re.compile(r"^relstring(?:[._](?P<n>\d+))?$")
 def expand_trec_names(names) -> tuple[list[str], int | None]:
     """trec_eval's ``-m`` values as measure names, and the length of ``relstring`` (None when not asked).
 
-    ``all_trec`` is trec_eval's full set, ``P.5,10`` a list of cutoffs, ``relstring.20``
-    the first 20 grades (``relstring`` alone: 10); other names pass through.
+    ``all_trec``, ``official`` and ``set`` are trec_eval's sets, ``P.5,10`` a list of
+    cutoffs, ``relstring.20`` the first 20 grades (``relstring`` alone: 10); ``runid``
+    is not a measure (see :func:`header_asked`) and is left out; other names pass through.
     """
     out, relstring = [], None
     for name in names:
         text = name.strip()
-        if text == "all_trec":
-            out.extend(ALL_TREC)
-            relstring = 10 if relstring is None else relstring
+        if text in _SETS:
+            out.extend(_SETS[text])
+            if text == "all_trec":
+                relstring = 10 if relstring is None else relstring
+            continue
+        if text == "runid":
             continue
         match = _RELSTRING.match(text)
         if match:
@@ -120,6 +147,21 @@ def expand_trec_names(names) -> tuple[list[str], int | None]:
             continue
         out.append(text)
     return out, relstring
+
+
+def header_asked(names) -> tuple[str, ...]:
+    """Which of trec_eval's ``runid`` and ``num_q`` summary lines the ``-m`` values ask for.
+
+    trec_eval prints them only for a set (``official``, its default without ``-m``,
+    ``all_trec``, ``set``) or when named (``-m runid``, ``-m num_q``).
+
+    >>> header_asked(["recip_rank"]), header_asked(["all_trec"]), header_asked(["map", "num_q"])
+    ((), ('runid', 'num_q'), ('num_q',))
+    """
+    texts = {str(n).strip() for n in names}
+    if texts & set(_SETS):
+        return ("runid", "num_q")
+    return tuple(h for h in ("runid", "num_q") if h in texts)
 
 
 def _global_rel(m: Measure, rel: int | None) -> Measure:
@@ -196,6 +238,16 @@ def _per_query_lines(table, measures: list[Measure], queries, strings: dict | No
     return lines
 
 
+def _evaluated(run, qrels, measures, options: EvalOptions, trec_order: bool, evaluate_with):
+    """(the measures in their printed order, the per-query table sorted by query id as text, its query ids)."""
+    measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
+    if trec_order:
+        measures = ordered(measures, options.rel)
+    table = (evaluate_with or evaluate)(run, measures, qrels, per_query=True, **options.as_keywords())
+    table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")
+    return measures, table, table["query_id"].astype(str).tolist()
+
+
 def trec_eval_lines(
     run,
     qrels,
@@ -207,6 +259,8 @@ def trec_eval_lines(
     options: EvalOptions,
     trec_order: bool = True,
     evaluate_with=None,
+    header: tuple[str, ...] = ("runid", "num_q"),
+    summary: bool = True,
 ):
     """trec_eval's output lines for a run of one system (see the module docstring).
 
@@ -215,23 +269,54 @@ def trec_eval_lines(
     (``rankviz eval -m nDCG@10 AP``) instead of trec_eval's table order.
     ``evaluate_with`` replaces :func:`rankviz.evaluation.evaluate` (``rankviz eval --dask``
     passes :func:`rankviz.dask.evaluate`); it takes and returns what ``evaluate`` does.
+    ``header`` names which of trec_eval's ``runid`` and ``num_q`` lines to print: trec_eval
+    prints them only when they are asked for (by name, or in ``official`` or ``all_trec``).
+    ``summary=False`` leaves out every "all" line (trec_eval ``-n``).
     """
-    measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
-    if trec_order:
-        measures = ordered(measures, options.rel)
     qrels = read_judgements(qrels)
-    table = (evaluate_with or evaluate)(run, measures, qrels, per_query=True, **options.as_keywords())
-    table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")
-    queries = table["query_id"].astype(str).tolist()
+    measures, table, queries = _evaluated(run, qrels, measures, options, trec_order, evaluate_with)
     lines = []
     if per_query:
         strings = _relstring_column(run, qrels, options, relstring, set(queries)) if relstring is not None else None
         name = "relstring" if relstring in (None, 10) else f"relstring_{relstring}"
         lines = _per_query_lines(table, measures, queries, strings, name, options.rel)
-    lines.append(f"{'runid':<22}\tall\t{run_id}")
-    lines.append(f"{'num_q':<22}\tall\t{len(queries)}")
+    if not summary:
+        return lines
+    if "runid" in header:
+        lines.append(f"{'runid':<22}\tall\t{run_id}")
+    if "num_q" in header:
+        lines.append(f"{'num_q':<22}\tall\t{len(queries)}")
     for m in measures:
         lines.append(
             f"{_global_rel(m, options.rel).trec_name:<22}\tall\t{_number(m, _summary(m, table[m.name].tolist()))}"
         )
     return lines
+
+
+def result_rows(run, qrels, measures, *, run_id: str, per_query: bool, options: EvalOptions, trec_order: bool = True):
+    """The numbers of :func:`trec_eval_lines` as rows (dicts) for a table: ``run``, ``query_id``, ``num_q``, measures.
+
+    One row per query (when ``per_query``) then the "all" row, with the same values
+    (unrounded), names and order of measures as trec_eval's lines.
+    """
+    measures, table, queries = _evaluated(run, read_judgements(qrels), measures, options, trec_order, None)
+    names = [_global_rel(m, options.rel).trec_name for m in measures]
+    rows = []
+    if per_query:
+        columns = [table[m.name].to_numpy() for m in measures]
+        for i, qid in enumerate(queries):
+            rows.append(
+                {
+                    "run": run_id,
+                    "query_id": qid,
+                    "num_q": 1,
+                    **{n: _value(m, c[i]) for n, m, c in zip(names, measures, columns)},
+                }
+            )
+    total = {n: _value(m, _summary(m, table[m.name].tolist())) for n, m in zip(names, measures)}
+    rows.append({"run": run_id, "query_id": "all", "num_q": len(queries), **total})
+    return rows
+
+
+def _value(m: Measure, value) -> float | int:
+    return int(round(float(value))) if m.aggregate == "sum" else float(value)

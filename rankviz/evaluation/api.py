@@ -335,6 +335,7 @@ def table(
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
+    system_order=None,
     stats_options: StatsOptions,
     options: EvalOptions,
 ) -> multiple.SignificanceTable:
@@ -346,9 +347,9 @@ def table(
         A run with a ``system`` column, or ``{system name: run frame}``.
     measures : str or list
     qrels : DataFrame, path or dict, optional
-    test, correction, alpha
+    test, correction, alpha, system_order
         See :func:`rankviz.multiple.significance_table` (default: the randomized
-        Tukey HSD over all systems, paired by query).
+        Tukey HSD over all systems, paired by query; rows in sorted order).
 
     Returns
     -------
@@ -358,5 +359,12 @@ def table(
     per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
     names = [m.name for m in _measures(measures, options)]
     return multiple.significance_table_of(
-        per_query, names, test=test, correction=correction, alpha=alpha, cfg=stats_options, caller="table"
+        per_query,
+        names,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        cfg=stats_options,
+        system_order=system_order,
+        caller="table",
     )

@@ -346,7 +346,8 @@ def split_fields(
     if wrong.size:
         row, found = int(wrong[0]), int(per_row[wrong[0]])
         line = _nth_line(text, int(rows[row]) + 1)
-        hint = "" if found < n else "." + (" It looks like a run file." if found == 6 and n == 4 else "")
+        looks = {(6, 4): " It looks like a run file.", (4, 6): " It looks like a qrels file, not a run."}
+        hint = "." + looks[found, n] if (found, n) in looks else ("" if found < n else ".")
         raise TrecFormatError(
             f"{name}, line {int(rows[row]) + 1}: expected {n} whitespace-separated fields '{expected}', "
             f"found {found}: {line!r}{hint}"

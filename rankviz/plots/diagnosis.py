@@ -102,8 +102,10 @@ def recall_vs_mrr(
     the collection's scale: a system with more recall but lower MRR than the
     typical one has the candidates and ranks them low (a reranker helps); one with
     less recall misses what others find (fix retrieval). The reading is therefore
-    relative: with two systems they split on both axes at their midpoint. Points on
-    a split line count as high. With one system and only its means there is nothing
+    relative: with two systems they split on both axes at their midpoint. With an
+    odd number of systems the median system sets a split line and has no side: it
+    is labelled as on the split, not read as high. Other points on a split line
+    (an even number of systems, given split points, query clouds) count as high. With one system and only its means there is nothing
     to read it against: pass a reference (``split=(0.6, 0.4)``) or evaluate a
     baseline alongside.
 
@@ -136,7 +138,8 @@ def prepare_recall_vs_mrr(
         ``kind`` is 'query' (a per-query point: ``x`` recall, ``y`` RR, ``count``
         queries there, marker ``size``), 'system' (a system's means, ``label`` its
         name, ``quadrant`` its reading: a key of :data:`QUADRANTS`, 'reference'
-        for the system that sets the split, or None) or 'quadrant' (``label`` the
+        for the system that sets the split, 'median' for a system on a median
+        split line, or None) or 'quadrant' (``label`` the
         quadrant's text, ``share`` of the queries in it with one system and
         ``per_query``); ``color`` is a palette position. ``attrs`` holds
         ``split`` ((recall, MRR) or None), ``split_text``, ``n_colors``,
@@ -186,8 +189,11 @@ def prepare_recall_vs_mrr(
             )
     systems = pd.DataFrame(points)
     where, split_text, reference = _split_points(split, systems, pooled, table.query is not None, r_col, k, caller)
+    on_median = split == "median" and len(parts) > 1 and len(parts) % 2 == 1  # an odd number: a system sets it
     systems["quadrant"] = [
-        _reading(x, y, where) if name != reference else "reference"
+        "reference"
+        if name == reference
+        else ("median" if on_median and _on_line(x, y, where) else _reading(x, y, where))
         for name, x, y in zip(systems["label"], systems["x"], systems["y"])
     ]
     if where is not None and len(parts) == 1 and table.query is not None and split == "median":
@@ -262,6 +268,12 @@ def _split_points(split, systems, pooled, has_queries, r_col, k, caller):
     )
 
 
+def _on_line(x, y, where) -> bool:
+    """Whether a point sits on a split line (the median system of an odd number sets both): it has no side."""
+    close = lambda a, b: abs(a - b) <= 1e-12 * max(1.0, abs(b))  # noqa: E731
+    return where is not None and (close(x, where[0]) or close(y, where[1]))
+
+
 def _reading(x, y, where) -> str | None:
     if where is None or not (np.isfinite(x) and np.isfinite(y)):
         return None
@@ -293,6 +305,8 @@ def _recall_column(frame, k, recall_k, caller) -> str:
 def _entry(name, quadrant) -> str:
     if quadrant == "reference":
         return f"{name} — the reference"
+    if quadrant == "median":
+        return f"{name} — on the median split, no reading"
     if quadrant is None or pd.isna(quadrant):
         return str(name)
     _, _, arrow, reading, advice = QUADRANTS[quadrant]

@@ -88,7 +88,7 @@ class RunPlots:
         worst_of="system",
         queries=None,
         hue=None,
-        zeros="collapse",
+        zeros="show",
         ax=None,
         options: EvalOptions,
         **kwargs,

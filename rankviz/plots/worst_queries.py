@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 from .failures_drawing import draw_failures
 
-__all__ = ["failures", "prepare_failures", "draw_failures"]
+__all__ = ["failures", "prepare_failures", "draw_failures", "distinct_labels"]
 
 _COLUMNS = [
     "position",
@@ -59,7 +59,7 @@ def failures(
     worst_of="system",
     queries=None,
     hue=None,
-    zeros="collapse",
+    zeros="show",
     ax=None,
     **kwargs,
 ) -> Axes:
@@ -96,11 +96,12 @@ def failures(
         The system column, to draw one bar per system for each query; the queries
         are then the worst of ``system`` if given, else those with the lowest mean
         over the systems (the queries every system fails).
-    zeros : {'collapse', 'show'}, default 'collapse'
-        Queries on which every system shown scores 0 look the same (no bar): by
-        default they are one row at the top, "N queries: RR@10 = 0 for both", and
-        the ``n`` rows go to the lowest queries above 0. ``'show'`` lists them one
-        by one, zeros first, with their texts.
+    zeros : {'show', 'collapse'}, default 'show'
+        Queries on which every system shown scores 0 are the failures: by default
+        they are listed one by one, zeros first, with their texts (no bar, a note
+        and a cross). ``'collapse'`` makes them one row at the top, "N queries:
+        RR@10 = 0 for both", and gives the ``n`` rows to the lowest queries above 0
+        (the near misses, or what a reranker fixed).
     ax : matplotlib Axes, optional
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.barh` (for every bar series).
@@ -181,7 +182,7 @@ def prepare_failures(
     worst_of="system",
     queries=None,
     hue=None,
-    zeros="collapse",
+    zeros="show",
 ) -> pd.DataFrame:
     """The bars of :func:`failures`: one row per (query shown, system shown), worst query first; nothing drawn.
 
@@ -263,9 +264,27 @@ def prepare_failures(
     return out
 
 
+def distinct_labels(picked, texts: dict) -> list[str]:
+    """Each query's shortened text, or its id; two queries whose texts shorten alike get their ids appended.
+
+    >>> distinct_labels(["q1", "q2", "q3"], {"q1": "Log a message " * 9, "q2": "Log a message " * 8, "q3": "x"})
+    ['Log a message Log a message Log a message… (q1)', 'Log a message Log a message Log a message… (q2)', 'x']
+    """
+    labels = [style.shorten(texts[q]) if texts.get(q) else str(q) for q in picked]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [
+        f"{style.shorten(texts[q], width=style.LABEL_WIDTH - len(str(q)) - 3)} ({q})"
+        if seen[label] > 1 and texts.get(q)
+        else label
+        for q, label in zip(picked, labels)
+    ]
+
+
 def _bar_rows(wide, picked, shown, texts, column, system, baseline, systems, hue) -> pd.DataFrame:
     """One row per (picked query, shown system), with the notes and, against a baseline, the differences."""
-    labels = [style.shorten(texts[q]) if texts.get(q) else q for q in picked]
+    labels = distinct_labels(picked, texts)
     notes = _notes(column, len(shown) <= 2)
     rows = []
     for slot, name in enumerate(shown):

@@ -25,6 +25,8 @@ __all__ = [
     "system_anchor",
     "system_summary",
     "comparison_overview",
+    "failed_queries",
+    "query_order",
     "significance_overview",
     "resampling_floor",
     "failure_slices_table",
@@ -112,12 +114,62 @@ def comparison_overview(table: pd.DataFrame, baseline: str, alpha: float = 0.05)
                 "n_better": int((significant & (part["difference"] > 0)).sum()),
                 "n_worse": int((significant & (part["difference"] < 0)).sum()),
                 "n_not_significant": int((~significant).sum()),
-                "largest_gain": float(part["difference"].max()),
-                "largest_loss": float(part["difference"].min()),
+                "largest_gain": _extreme(part, part["difference"] > 0, "idxmax", "no system is above"),
+                "largest_loss": _extreme(part, part["difference"] < 0, "idxmin", "no system is below"),
             }
         )
     caption = f"Systems against {baseline}: significantly better or worse after correction (alpha = {alpha:g})"
     return html_table(pd.DataFrame(rows), caption, index=False)
+
+
+def _extreme(part: pd.DataFrame, side: pd.Series, pick: str, none: str) -> str:
+    """The largest gain (or loss) with its system, '+0.0523 (dense)', or ``none`` when no system is on that side."""
+    if not side.any():
+        return none
+    row = part.loc[getattr(part.loc[side, "difference"], pick)()]
+    return f"{float(row['difference']):+.4f} ({row['system']})"
+
+
+def query_order(ids: pd.Series) -> pd.Series:
+    """A sort key for query ids: numbers when every id is a whole number (TREC topics 1, 2, ..., 10), else the text.
+
+    Use it as ``frame.sort_values("query_id", key=query_order)``.
+
+    >>> query_order(pd.Series(["11", "4", "5"])).tolist(), query_order(pd.Series(["q11", "q4"])).tolist()
+    ([11, 4, 5], ['q11', 'q4'])
+    """
+    text = ids.astype(str)
+    if len(text) and text.str.fullmatch(r"[0-9]+").all():
+        return text.astype("int64")
+    return text
+
+
+def failed_queries(per_query: pd.DataFrame, measure: str, queries: pd.DataFrame | None = None) -> str:
+    """The queries some system scores 0 on ``measure``, as a table: which systems fail each, and its text.
+
+    One row per query with a zero, the queries most systems fail first (then by id,
+    numerically for numeric ids); ``failed_by`` names the systems (or counts them
+    beyond five). Empty when no system has a zero.
+    """
+    zero = per_query[per_query[measure] == 0]
+    n_systems = per_query["system"].nunique()
+    if zero.empty:
+        return f"<p>No query has {html.escape(measure)} = 0 for any system.</p>"
+    rows = []
+    for query_id, part in zero.groupby("query_id", sort=False):
+        names = [str(s) for s in part["system"]]
+        failed_by = ", ".join(names) if len(names) <= 5 else f"{len(names)} of {n_systems} systems"
+        rows.append({"query_id": query_id, "n_systems": len(names), "failed_by": failed_by})
+    frame = pd.DataFrame(rows)
+    frame = frame.sort_values("query_id", key=query_order, kind="mergesort").sort_values(
+        "n_systems", ascending=False, kind="mergesort"
+    )
+    if queries is not None:
+        frame = frame.merge(queries[["query_id", "text"]], on="query_id", how="left")
+    if n_systems == 1:
+        frame = frame.drop(columns=["n_systems", "failed_by"])
+    caption = f"{len(frame)} queries with {measure} = 0 for at least one system"
+    return html_table(frame.reset_index(drop=True), caption, index=False)
 
 
 def significance_overview(table) -> str:

@@ -49,7 +49,7 @@ from .inference import (
     wide_by_system,
 )
 from .options import StatsOptions, with_stats_options
-from .resampling import batch_size, query_stream, randomization_p
+from .resampling import batch_size, check_budget, query_stream, randomization_p
 from .table_exports import SignificanceTable, system_labels
 
 __all__ = ["TESTS", "CORRECTIONS", "tukey_hsd_p", "all_pairs", "significance_table", "significance_table_of"]
@@ -129,6 +129,7 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
         p = _null_hits(x, observed, orders[choice]) / total
         exact = True
     else:
+        check_budget(n_resamples, n * s, 0, "table")
         step = batch or max(1, (1 << 22) // max(1, n * s * m))
         hits = np.zeros((s, s, m))
         for start in range(0, n_resamples, step):
@@ -179,7 +180,7 @@ def _complete_block(wide: dict[str, pd.DataFrame], caller: str) -> list:
     return sorted(union, key=str)
 
 
-def _resolve(table, measures, caller: str):
+def _resolve(table, measures, caller: str, chosen=None):
     """(measure names, {system: wide frame on the common queries}, sorted query ids) of a per-query table."""
     resolved = per_query_table(table, caller)
     if resolved.system is None:
@@ -192,7 +193,33 @@ def _resolve(table, measures, caller: str):
     if len(wide) < 2:
         raise InputError(f"{caller}: the table holds one system ({next(iter(wide))!r}); there is no pair to compare.")
     queries = _complete_block(wide, caller)
-    return names, {name: frame.loc[queries] for name, frame in wide.items()}, queries
+    order = system_order(resolved.frame[resolved.system], wide, chosen, caller)
+    return names, {name: wide[name].loc[queries] for name in order}, queries
+
+
+def system_order(column: pd.Series, names, chosen=None, caller: str = "table") -> list[str]:
+    """The systems' order in every many-system result: never the row order, so shuffled rows change nothing.
+
+    ``chosen`` (every system once, in the order wanted) when given; else a
+    categorical ``system`` column's categories (``pd.Categorical(..., categories=
+    ["bm25", "dense"])``); else the names sorted.
+    """
+    present = {str(n) for n in names}
+    if chosen is not None:
+        wanted = [str(s) for s in ([chosen] if isinstance(chosen, str) else chosen)]
+        if sorted(wanted) != sorted(present):
+            missing, extra = sorted(present - set(wanted)), sorted(set(wanted) - present)
+            raise InputError(
+                f"The 'system_order' parameter of {caller} must name every system of the table once"
+                + (f"; it lacks {missing}" if missing else "")
+                + (f"; the table has no {extra}" if extra else "")
+                + ("; it repeats a name" if not missing and not extra else "")
+                + f". The systems are {sorted(present)}."
+            )
+        return wanted
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [str(c) for c in column.cat.categories if str(c) in present]
+    return sorted(present)
 
 
 def _check_options(test, correction, caller: str):
@@ -229,7 +256,9 @@ def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -
             first, second = sorted((a, b))
             oriented = d if first == a else -d
             gen = _stream(entropy, (a, b), queries)
-            p_random, is_exact = randomization_p(oriented, n_resamples, gen, batch_size(len(queries), batch))
+            p_random, is_exact = randomization_p(
+                oriented, n_resamples, gen, batch_size(len(queries), batch), caller="table"
+            )
             if is_exact:
                 exact.append(f"{a} vs {b}")
         for k, measure in enumerate(names):
@@ -299,8 +328,9 @@ def all_pairs(
     -------
     DataFrame
         One row per measure x unordered pair: ``measure``, ``system``, ``other``
-        (in the table's order of systems), ``difference`` (mean of ``system`` minus
-        mean of ``other``), ``p_value``, ``p_corrected`` (equal to ``p_value``
+        (in the order of :func:`system_order`: a categorical column's categories,
+        else the names sorted), ``difference`` (mean of ``system`` minus mean of
+        ``other``), ``p_value``, ``p_corrected`` (equal to ``p_value``
         for Tukey and without correction), ``significant`` and ``better`` (the
         system with the higher mean when significant). ``attrs['rankviz']``
         records the test, the correction, the seed and the exact p-values.
@@ -322,11 +352,11 @@ def all_pairs(
     return pairs
 
 
-def _tested(table, measures, test, correction, alpha, cfg: StatsOptions, caller: str):
+def _tested(table, measures, test, correction, alpha, cfg: StatsOptions, caller: str, chosen=None):
     """(pairs with their settings in attrs, {system: wide frame}, the call's entropy): what both public functions share."""
     test, resolved_correction = _check_options(test, correction, caller)
     alpha = check_probability(alpha, "alpha", caller)
-    names, wide, queries = _resolve(table, measures, caller)
+    names, wide, queries = _resolve(table, measures, caller, chosen)
     notes: list[str] = []
     rows, exact = _pair_rows(wide, names, queries, test, cfg.n_resamples, cfg.entropy, cfg.batch, notes)
     warn_notes(notes, caller)
@@ -363,6 +393,7 @@ def significance_table(
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
+    system_order=None,
     stats_options: StatsOptions,
 ) -> SignificanceTable:
     """The systems x measures table of means, with the systems each one is significantly better than.
@@ -378,12 +409,16 @@ def significance_table(
 
     ``confidence_level`` adds bootstrap intervals of each mean (:func:`rankviz.stats.bootstrap`, with
     ``method`` and the same seed); ``confidence_level=None`` leaves them out.
+    system_order : list of str, optional
+        The rows' order, every system once (a baseline first, say); it decides the
+        letters a, b, c, ... Default: see Returns.
 
     Returns
     -------
     SignificanceTable
-        Rows are the systems (in the table's order, labelled a, b, c, ...), columns
-        the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
+        Rows are the systems, labelled a, b, c, ... in a stable order that never
+        depends on the rows' order: ``system_order``, else a categorical ``system``
+        column's categories, else the names sorted; columns the measures; ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the
         notebook view.
 
     Examples
@@ -396,14 +431,30 @@ def significance_table(
     >>> result.better_than("a", "AP"), result.better_than("b", "AP")
     (('b',), ())
     """
-    return significance_table_of(table, measures, test=test, correction=correction, alpha=alpha, cfg=stats_options)
+    return significance_table_of(
+        table,
+        measures,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        cfg=stats_options,
+        system_order=system_order,
+    )
 
 
 def significance_table_of(
-    table, measures, *, test, correction, alpha, cfg: StatsOptions, caller: str = "significance_table"
+    table,
+    measures,
+    *,
+    test,
+    correction,
+    alpha,
+    cfg: StatsOptions,
+    system_order=None,
+    caller: str = "significance_table",
 ) -> SignificanceTable:
     """:func:`significance_table` with its statistics options already validated (what ``rankviz.table`` calls)."""
-    pairs, wide = _tested(table, measures, test, correction, alpha, cfg, caller)
+    pairs, wide = _tested(table, measures, test, correction, alpha, cfg, caller, system_order)
     how = pairs.attrs["rankviz"]
     names, systems = how["measures"], tuple(wide)
     means = pd.DataFrame(

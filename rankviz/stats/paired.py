@@ -132,6 +132,8 @@ def _paired_row(d, b, s, sums, sums_sq, cfg: StatsOptions, test, p_random, label
         from scipy.stats import wilcoxon
 
         p = float(wilcoxon(d, zero_method="wilcox").pvalue)
+    # the paired t-interval beside another method's; with method='t' it is ci_low/ci_high already
+    t_columns = {} if cfg.method == "t" else {"t_ci_low": t_ci[0], "t_ci_high": t_ci[1]}
     return {
         "n_queries": n,
         "baseline_mean": float(b.mean()),
@@ -140,8 +142,7 @@ def _paired_row(d, b, s, sums, sums_sq, cfg: StatsOptions, test, p_random, label
         "ci_low": low,
         "ci_high": high,
         "ci_method": cfg.method,
-        "t_ci_low": t_ci[0],
-        "t_ci_high": t_ci[1],
+        **t_columns,
         "p_value": p,
         "p_corrected": math.nan,
         "effect_size": mean / sd if sd and sd > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean)),
@@ -179,7 +180,7 @@ def _compare_one(
     diffs = s_values - b_values
     m = len(names)
     columns = np.column_stack([diffs, diffs**2]) if cfg.method == "bootstrap-t" else diffs
-    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch))
+    sums = resampled_sums(columns, cfg.n_resamples, gen, batch_size(n, cfg.batch), caller="compare")
     sums_sq = sums[:, m:] if cfg.method == "bootstrap-t" else np.full((cfg.n_resamples, m), np.nan)
     p_values, exact = np.full(len(names), np.nan), False
     if test == "randomization":
@@ -227,10 +228,13 @@ def compare(
         ``measure``, ``n_queries``, ``baseline_mean``, ``system_mean``,
         ``difference`` (system - baseline), ``ci_low``/``ci_high`` and
         ``ci_method`` (the interval of ``method``), ``t_ci_low``/``t_ci_high``
-        (the paired t-interval, whatever ``method``), ``p_value``,
+        (the paired t-interval, only when ``method`` is another one), ``p_value``,
         ``p_corrected``, ``effect_size`` (d_z), ``wins``, ``ties``, ``losses``; the
         result also records the test, correction, interval method, seed and which
-        randomization p-values were exact.
+        randomization p-values were exact. Shown in a notebook, it gives the
+        columns a reader needs first (:attr:`Comparison.KEY_COLUMNS`) and the rest
+        on demand; ``.key_columns`` is that table, ``.table`` and ``.to_frame()`` all
+        of them.
 
     Notes
     -----

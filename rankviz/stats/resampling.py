@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import os
 
 import numpy as np
 
@@ -22,6 +23,7 @@ __all__ = [
     "call_entropy",
     "query_stream",
     "batch_size",
+    "check_budget",
     "resampled_sums",
     "bca_or_percentile",
     "studentized_interval",
@@ -57,14 +59,66 @@ def query_stream(entropy: tuple[int, ...], query_ids) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([*entropy, *words])))
 
 
+#: the most query draws one call may make (resamples x queries): about an hour of random numbers on one core
+MAX_DRAWS = 10**12
+
+
+def _memory_bytes() -> int:
+    """Half of this machine's physical memory (8 GiB where it cannot be read): what kept resamples may use."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def _size(n_bytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n_bytes < 1024 or unit == "PiB":
+            return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1024
+    return ""  # pragma: no cover - the loop always returns
+
+
+def check_budget(n_resamples: int, n_queries: int, kept_columns: int, caller: str) -> None:
+    """Refuse a resample count that cannot finish: too many draws, or too many kept values for the memory.
+
+    The draws are made in batches (their memory stays bounded whatever the count), but
+    an interval takes quantiles of every resample's value, so ``kept_columns`` columns of
+    ``n_resamples`` float64 values, and their copies in the results, must fit in half
+    of the memory at once, and
+    ``n_resamples * n_queries`` draws must be few enough to finish (:data:`MAX_DRAWS`).
+    """
+    kept = 16.0 * n_resamples * kept_columns  # the sums, and each result's distribution made from them
+    limit = _memory_bytes()
+    if kept > limit:
+        most = max(1, int(limit // (16 * kept_columns)))
+        raise InputError(
+            f"The 'n_resamples' parameter of {caller} is too large: {n_resamples} resamples keep {_size(kept)} of "
+            f"resampled values ({kept_columns} column(s), twice 8 bytes a value; an interval needs all of them for "
+            f"its quantiles), more than the {_size(limit)} this machine can give. Use at most {most} (the default "
+            f"10000 is plenty for a 95% interval)."
+        )
+    draws = n_resamples * max(n_queries, 1)
+    if draws > MAX_DRAWS:
+        raise InputError(
+            f"The 'n_resamples' parameter of {caller} is too large: {n_resamples} resamples of {n_queries} queries "
+            f"are {draws:.3g} random draws, more than the {MAX_DRAWS:.0e} that finish in about an hour. Use at most "
+            f"{max(1, MAX_DRAWS // max(n_queries, 1))} (the default 10000 is plenty for a 95% interval)."
+        )
+
+
 def batch_size(n: int, batch: int | None) -> int:
     if batch is not None:
         return check_int(batch, "batch", "bootstrap", low=1)
     return max(1, (1 << 22) // max(n, 1))
 
 
-def resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int) -> np.ndarray:
+def resampled_sums(
+    columns: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int, *, caller: str = "bootstrap"
+) -> np.ndarray:
     """Sums of each column over ``n_resamples`` bootstrap resamples of the rows (shape (B, p)).
+
+    Refused (:func:`check_budget`) when the sums cannot be kept or drawn in time.
 
     A resample is a vector of counts (how often each query is drawn), so the sums of
     a column are one matrix-vector product: the same resamples serve all columns.
@@ -72,6 +126,7 @@ def resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Generat
     sums are bit-identical whatever other columns share the call.
     """
     n = columns.shape[0]
+    check_budget(n_resamples, n, columns.shape[1], caller)
     out = np.empty((n_resamples, columns.shape[1]))
     columns = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
     for start in range(0, n_resamples, batch):
@@ -148,7 +203,7 @@ def studentized_interval(theta_hat: float, x: np.ndarray, sums: np.ndarray, sums
 
 
 def randomization_p(
-    diffs: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int
+    diffs: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int, *, caller: str = "compare"
 ) -> tuple[np.ndarray, bool]:
     """Two-sided sign-flip p-values for each column of ``diffs`` (n x m); exact when 2**n <= n_resamples."""
     n, m = diffs.shape
@@ -158,6 +213,7 @@ def randomization_p(
         signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
         null = np.abs(signs @ diffs) / n
         return (null >= observed - tol / n).mean(axis=0), True
+    check_budget(n_resamples, n, 0, caller)
     hits = np.zeros(m)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)

@@ -225,11 +225,33 @@ class Comparison:
     exact_randomization: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def to_frame(self) -> pd.DataFrame:
-        """The table, with ``test``, ``correction`` and ``confidence_level`` columns added (a copy)."""
-        return self.table.assign(
-            test=self.test, correction=str(self.correction), confidence_level=self.confidence_level
-        )
+    #: what a reader needs first: who, on what, by how much (with its interval), how sure, how big, how often
+    KEY_COLUMNS = (
+        "system",
+        "measure",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_corrected",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+    )
+
+    @property
+    def key_columns(self) -> pd.DataFrame:
+        """The table's :attr:`KEY_COLUMNS` only (a copy): what the notebook view shows first."""
+        return self.table[[c for c in self.KEY_COLUMNS if c in self.table.columns]].copy()
+
+    def to_frame(self, *, all_columns: bool = True) -> pd.DataFrame:
+        """The table, with ``test``, ``correction`` and ``confidence_level`` columns added (a copy).
+
+        ``all_columns=False`` keeps only :attr:`KEY_COLUMNS` (and the three added).
+        """
+        table = self.table if all_columns else self.key_columns
+        return table.assign(test=self.test, correction=str(self.correction), confidence_level=self.confidence_level)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -244,11 +266,32 @@ class Comparison:
             return f"{head}\n{shown.round(4).to_string(index=False)}"
 
     def _repr_html_(self) -> str:
+        """The key columns (interval and wins/ties/losses one cell each), every column in a closed <details>."""
         caption = (
             f"Paired comparison against {html.escape(self.baseline)}: {self.test} test, correction {self.correction}, "
             f"{self.confidence_level:.0%} {self.method} interval of the difference (system &minus; baseline)"
         )
-        return html_table(self.table, caption, self.notes, escape_caption=False)
+        key = formatted(self.key_columns)
+        level = f"{self.confidence_level:.0%} interval"
+        shown = pd.DataFrame(
+            {
+                "system": key["system"],
+                "measure": key["measure"],
+                "difference": key["difference"],
+                level: "[" + key["ci_low"] + ", " + key["ci_high"] + "]",
+                "p": key["p_value"],
+                "p corrected": key["p_corrected"],
+                "effect size": key["effect_size"],
+                "wins / ties / losses": key["wins"] + " / " + key["ties"] + " / " + key["losses"],
+            }
+        )
+        others = [c for c in self.table.columns if c not in self.KEY_COLUMNS]
+        rest = html_table(self.table[["system", "measure", *others]])
+        details = (
+            f"<details><summary>the other columns ({', '.join(map(html.escape, others))}); every column: "
+            f"<code>.table</code> or <code>.to_frame()</code></summary>{rest}</details>"
+        )
+        return html_table(shown, caption, self.notes, escape_caption=False)[: -len("</div>")] + details + "</div>"
 
 
 def _is_count(name, values: pd.Series) -> bool:

@@ -46,6 +46,10 @@ _LATEX = {
 }
 
 
+#: characters that are markup in a GitHub or Jupyter markdown table cell (``$``: math; ``~``: strikethrough)
+_MARKDOWN_SPECIALS = frozenset("\\`*_[]|#$~")
+
+
 def system_labels(n: int) -> tuple[str, ...]:
     """Labels of ``n`` systems in order: a, b, ..., z, aa, ab, ...
 
@@ -72,13 +76,22 @@ def latex_escape(text) -> str:
 
 
 def markdown_escape(text) -> str:
-    r"""Escape a user string for a markdown table cell (HTML specials as entities, markup characters with \).
+    r"""Escape a user string for a markdown table cell: it stays one cell, shown literally.
 
-    >>> print(markdown_escape("a|b *x* <script>"))
-    a\|b \*x\* &lt;script&gt;
+    HTML specials become entities, markup characters (``|`` included, which would end
+    the cell, and ``$``, which GitHub and Jupyter would read as math) get a backslash,
+    and every line break (``\n``, ``\r``, blank lines, Unicode separators), which would
+    end the table row, becomes ``<br>``.
+
+    >>> print(markdown_escape("a|b *x* $5 <script>"))
+    a\|b \*x\* \$5 &lt;script&gt;
+    >>> print(markdown_escape("dense\nv2\n\nfinal"))
+    dense<br>v2<br><br>final
     """
     escaped = html.escape(str(text), quote=False)
-    return "".join("\\" + c if c in "\\`*_[]|#" else c for c in escaped)
+    marked = "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in escaped)
+    lines = (marked + "x").splitlines()  # the "x": a trailing line break becomes a <br> too
+    return "<br>".join(lines)[:-1]
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -208,8 +221,13 @@ class SignificanceTable:
                 out[s, m] = (f"{self.means.loc[s, m]:.{digits}f}", self.letters(s, m), s in best, interval)
         return out
 
-    def description(self) -> str:
-        """One sentence saying how the letters were decided (plain text)."""
+    def description(self, *, ci: bool | None = None) -> str:
+        """One sentence saying how the letters were decided (plain text).
+
+        ``ci`` says whether the intervals are shown (default: whether the table has
+        them); the sentence mentions intervals only then.
+        """
+        shown = self.ci_low is not None if ci is None else ci
         test = _TEST_NAMES[self.test]
         n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
         if self.test in ("tukey", "randomization"):
@@ -219,7 +237,11 @@ class SignificanceTable:
             how = test
         if self.test != "tukey":
             how += f", {_CORRECTION_NAMES[self.correction]} correction over the pairs of each measure"
-        ci = f"; intervals are {self.confidence_level:.0%} bootstrap intervals" if self.confidence_level else ""
+        ci = (
+            f"; intervals are {self.confidence_level:.0%} bootstrap intervals"
+            if shown and self.confidence_level
+            else ""
+        )
         return (
             f"Mean over {self.n_queries} queries; superscripts name the systems each one is significantly better "
             f"than ({how}, alpha = {self.alpha:g}); the best per column is in bold{ci}."
@@ -273,7 +295,7 @@ class SignificanceTable:
                 text = (f"**{mean}**" if best else mean) + (f"<sup>{letters}</sup>" if letters else "")
                 row.append(f"{text} {interval}".rstrip())
             lines.append(f"| {label} | {markdown_escape(s)} | " + " | ".join(row) + " |")
-        return "\n".join(lines) + "\n\n" + markdown_escape(self.description()) + "\n"
+        return "\n".join(lines) + "\n\n" + markdown_escape(self.description(ci=ci)) + "\n"
 
     def to_latex(
         self,
@@ -303,7 +325,7 @@ class SignificanceTable:
         lines = [
             r"\begin{table}[t]",
             r"\centering",
-            r"\caption{" + (caption if caption is not None else latex_escape(self.description())) + "}",
+            r"\caption{" + (caption if caption is not None else latex_escape(self.description(ci=ci))) + "}",
         ]
         if label:
             lines.append(r"\label{" + label + "}")
