@@ -111,7 +111,9 @@ def _parse_foreign(name: str) -> Measure:
 
 
 def measure_label(measure: str | Measure) -> str:
-    """The label of a result column for a measure as given: the name as written, or the canonical name.
+    """The label of a result column for a measure as given.
+
+    The name as written, an ir_measures object's own name, or a Measure's canonical name.
 
     Examples
     --------
@@ -120,7 +122,9 @@ def measure_label(measure: str | Measure) -> str:
     """
     if isinstance(measure, str):
         return measure.strip()
-    return _ir_measures_name(measure) or parse_measure(measure).name
+    if _ir_measures_name(measure) is not None:
+        return str(measure)  # ir_measures' own spelling, as its users wrote it
+    return parse_measure(measure).name
 
 
 def labelled_measures(measures) -> list[tuple[str, Measure]]:
