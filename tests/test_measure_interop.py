@@ -123,6 +123,8 @@ def test_hits_and_f1_are_ranx_measures():
     # Hits counts: q1 has a and b in its top 3, so 2 there, not the hit rate's 1
     assert rankviz.evaluate(RUN, ["Hits@3"], QRELS, per_query=True)["Hits@3"].tolist() == [2.0, 1.0]
     assert rankviz.parse_measure("hits@5") == rankviz.parse_measure("Hits@5") != rankviz.parse_measure("hit_rate@5")
+    with pytest.raises(rankviz.UnknownMeasureError, match=r"'hit@5' is ambiguous: write 'HitRate@5' .* or 'Hits@5'"):
+        rankviz.parse_measure("hit@5")
 
 
 def _f1_by_hand(run, qrels, k):

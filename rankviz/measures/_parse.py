@@ -171,8 +171,20 @@ def _trec_cut(text: str) -> Measure | None:
     return None
 
 
+#: names that mean two measures in the libraries people come from: refused with both meanings
+_AMBIGUOUS = {
+    "hit": (
+        "write 'HitRate@{k}' (Success@{k}: the share of queries with a relevant item in the top {k}) or "
+        "'Hits@{k}' (ranx's hits: the number of relevant items in the top {k}, averaged over queries)"
+    ),
+}
+
+
 def _unknown(measure: str, head: str) -> UnknownMeasureError:
     text = measure.strip()
+    if head.lower() in _AMBIGUOUS:
+        k = text.rpartition("@")[2] if "@" in text else "k"
+        return UnknownMeasureError(f"The measure {measure!r} is ambiguous: {_AMBIGUOUS[head.lower()].format(k=k)}.")
     close = difflib.get_close_matches(text, example_names(), n=1, cutoff=0.5) or difflib.get_close_matches(
         head.lower(), lower_names(), n=1, cutoff=0.5
     )
