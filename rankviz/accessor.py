@@ -100,7 +100,7 @@ class RankAccessor(_RunMethods):
     >>> import pandas as pd, rankviz
     >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
-    >>> run.rank.mrr(k=10, qrels=qrels).item()
+    >>> run.rank.mrr(k=10, qrels=qrels)
     0.5
     >>> run.rank(method="min")["score"].tolist()
     [2.0, 1.0]

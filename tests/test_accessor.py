@@ -57,7 +57,7 @@ def test_signature_and_namespace(frame):
 def test_rankviz_accessor_is_same_namespace():
     run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 1]})
-    assert run.rank.mrr(qrels=qrels).item() == run.rankviz.mrr(qrels=qrels).item() == 0.75
+    assert run.rank.mrr(qrels=qrels) == run.rankviz.mrr(qrels=qrels) == 0.75
     assert run.rank.evaluate(["RR", "P@1"], qrels=qrels).equals(rankviz.evaluate(run, ["RR", "P@1"], qrels))
 
 

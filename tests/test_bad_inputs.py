@@ -239,10 +239,10 @@ def test_messages_that_used_to_mislead():
 def test_pytrec_eval_style_run_dict_is_a_run():
     run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "d": 3.0}}
     qrels = {"q1": {"b": 1}, "q2": {"c": 1}}
-    assert rankviz.mrr(run, qrels=qrels).item() == 0.5
+    assert rankviz.mrr(run, qrels=qrels) == 0.5
     assert rankviz.ranked_list(run, "q2", qrels)["doc_id"].tolist() == ["d", "c"]
     # a dict of lists is still the relevance-vector shape
-    assert rankviz.mrr({"q1": [False, True], "q2": [True]}).item() == 0.75
+    assert rankviz.mrr({"q1": [False, True], "q2": [True]}) == 0.75
 
 
 def test_a_query_id_with_two_texts_is_said_not_silently_overwritten():
@@ -266,7 +266,7 @@ def test_a_dict_of_run_frames_is_several_systems_named_by_the_keys():
     renamed = {f"my {name}": part for name, part in runs.items()}  # each frame keeps its own one-valued tag
     got = rankviz.evaluate(renamed, ["RR@10", "AP"], qrels)
     want = rankviz.evaluate(run, ["RR@10", "AP"], qrels)
-    assert got["system"].tolist() == [f"my {s}" for s in want["system"]]
+    assert got.index.tolist() == [f"my {s}" for s in want.index]
     assert np.array_equal(got[["RR@10", "AP"]].to_numpy(), want[["RR@10", "AP"]].to_numpy())
     # compare takes the same dict (it refused frames carrying their run tag before)
     first, second = sorted(renamed)[:2]

@@ -43,7 +43,7 @@ def test_readme_python_blocks_run():
         warnings.simplefilter("ignore", rankviz.RankvizWarning)
         for block in blocks:
             exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
-    assert round(namespace["seed"].rank.mrr().item(), 4) == 0.55
+    assert round(namespace["seed"].rank.mrr(), 4) == 0.55
 
 
 def test_readme_gives_exactly_two_setup_commands():

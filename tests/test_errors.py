@@ -107,7 +107,7 @@ def test_float_grade_says_what_happens_to_1_5(run):
 
 def test_integral_float_grades_are_fine(run):
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "x"], "relevance": [1.0, 0.0]})
-    assert run.rank.mrr(qrels=qrels).item() == 0.25
+    assert run.rank.mrr(qrels=qrels) == 0.25
 
 
 def test_missing_grade_in_qrels(run):

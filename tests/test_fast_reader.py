@@ -201,7 +201,7 @@ def test_read_runs_glob_folder_and_list_give_one_frame(tmp_path):
     parts = pd.concat([rankviz.read_run(folder / f"{t}.txt") for t in ("bm25", "dense", "rerank")], ignore_index=True)
     pd.testing.assert_frame_equal(by_glob.astype({"system": "str"}), parts.astype({"system": "str"}))
     means = rankviz.evaluate(by_glob, ["RR", "AP"], {"q1": {"x": 1}, "q2": {"y": 1}})
-    assert means["system"].tolist() == ["bm25", "dense", "rerank"] and means["RR"].tolist() == [0.75, 0.75, 0.75]
+    assert means.index.tolist() == ["bm25", "dense", "rerank"] and means["RR"].tolist() == [0.75, 0.75, 0.75]
 
 
 def test_read_runs_with_one_tag_in_two_files_asks_for_file_names(tmp_path):

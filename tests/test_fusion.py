@@ -8,6 +8,8 @@ ranx's differ (ties, 'max').
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -131,7 +133,7 @@ def test_fuse_equals_the_brute_force_reference(method):
     run = _small_run()
     for norm in ["none"] if method in ("rrf", "borda") else SCORE_NORMS:
         weights = [0.2, 0.5, 0.3] if method in fusion.WEIGHTED else None
-        fused = rankviz.fuse(run, method, norm=None if method in ("rrf", "borda") else norm, weights=weights, k=10)
+        fused = rankviz.fuse(run, method, norm=None if method in ("rrf", "borda") else norm, weights=weights, rrf_k=10)
         _assert_same(_as_dict(fused), _reference(run, method, norm, weights, k=10))
 
 
@@ -255,7 +257,7 @@ def test_missing_documents_count_as_each_method_says():
     assert values("combsum", norm="none") == {("q", "x"): 2.0, ("q", "y"): 4.0}
     # Borda: two candidates; b missed x, so x gets b's leftover points (2 - 1 + 1) / 2 = 1.
     assert values("borda") == {("q", "x"): 2.0 + 1.0, ("q", "y"): 1.0 + 2.0}
-    assert values("rrf", k=0) == {("q", "x"): 1.0, ("q", "y"): 0.5 + 1.0}
+    assert values("rrf", rrf_k=0) == {("q", "x"): 1.0, ("q", "y"): 0.5 + 1.0}
 
 
 def test_output_is_a_run_with_the_inputs_column_names_and_id_types():
@@ -367,3 +369,18 @@ def test_tune_is_reproducible_and_checks_its_options(two_systems):
         fusion.tune(run, qrels, measures="AP")
     with pytest.raises(rankviz.InputError, match="weightings"):
         fusion.weight_grid(8, 0.05)
+
+
+def test_rrf_constant_is_rrf_k_and_the_old_name_is_refused_naming_the_new_one():
+    run = pd.DataFrame(
+        {"system": ["a", "a", "b", "b"], "query_id": "q", "doc_id": ["x", "y", "y", "x"], "score": [2.0, 1.0, 2.0, 1.0]}
+    )
+    assert (
+        "rrf_k" in inspect.signature(rankviz.fuse).parameters and "k" not in inspect.signature(rankviz.fuse).parameters
+    )
+    assert "rrf_k" in inspect.signature(rankviz.fusion.tune).parameters
+    fused = rankviz.fuse(run, "rrf", rrf_k=0)
+    assert fused["score"].tolist() == [1.5, 1.5]  # 1/(0+1) + 1/(0+2) for both documents
+    for call in (lambda: rankviz.fuse(run, "rrf", k=60), lambda: rankviz.fusion.tune(run, {"q": {"x": 1}}, k=60)):
+        with pytest.raises(rankviz.UnknownOptionError, match=r"no k= any more: the parameter is rrf_k=.*rrf_k=60"):
+            call()

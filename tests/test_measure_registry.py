@@ -319,7 +319,7 @@ def test_get_family_is_exact():
     assert get_family("nDCG").name == "nDCG"
     with pytest.raises(
         rankviz.UnknownMeasureError,
-        match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec, NumQ, .*, ERR\.",
+        match=r"Unknown measure family 'ndcg'; known: RR, nDCG, AP, P, R, Success, Rprec, NumQ, .*, ERR, Hits, F1\.",
     ):
         get_family("ndcg")
 

@@ -252,7 +252,7 @@ def covid_bpref():
     qrels = rankviz.read_qrels(base / "qrels-rnd1.txt")
     runs = pd.concat([rankviz.read_run(base / "runs" / name, system=name) for name in RUNS], ignore_index=True)
     measures = ["Bpref", "GMBpref", "RBP(p=0.5)"]
-    scores = runs.rank.evaluate(measures, qrels=qrels, depth=1000, score_dtype="float32").set_index("system")
+    scores = runs.rank.evaluate(measures, qrels=qrels, depth=1000, score_dtype="float32")
     return board, scores
 
 

@@ -769,7 +769,7 @@ def test_metric_at_k_aggregate_table_single_system_and_one_family():
     run, qrels, _, _ = _example()
     aggregate = rankviz.evaluate(run, [f"nDCG@{k}" for k in (1, 5, 10)], qrels)
     ax = rp.metric_at_k(aggregate, measures="nDCG", ax=plt.subplots()[1])
-    rows = aggregate.set_index("system")
+    rows = aggregate  # indexed by system
     for line in ax.get_lines():
         system = line.get_label().split(" · ")[0]
         assert list(line.get_ydata()) == rows.loc[system, ["nDCG@1", "nDCG@5", "nDCG@10"]].tolist()

@@ -103,7 +103,7 @@ def test_every_pytrec_eval_measure_agrees_per_query(data, rel, judged_only):
     table = table.set_index("query_id")
     columns = {
         name: rankviz.measures.Measure(
-            m.family, m.cutoff, params={**dict(m.params), **({"rel": rel} if "rel" in dict(m.params) else {})}
+            m.family, m.cutoff, params={**dict(m.params), **({"rel": rel} if dict(m.params).get("rel") == 1 else {})}
         ).name
         for name, m in measures.items()
     }

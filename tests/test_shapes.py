@@ -26,7 +26,7 @@ def seed():
 
 
 def test_seed_five_queries(seed):
-    assert math.isclose(seed.rank.mrr().item(), 0.55)
+    assert math.isclose(seed.rank.mrr(), 0.55)
     summary = seed.rank.summary(k=10, confidence_level=None)
     assert math.isclose(summary["RR@10"].iloc[0], 0.55)
     assert math.isclose(summary["nonzero_mean"].iloc[0], 0.6875)
@@ -40,14 +40,14 @@ def test_seed_five_queries(seed):
 def test_seed_first_hits_1_3_2_none():
     table = pd.DataFrame({"relevance": [[True], [False, False, True], [False, True], [False, False, False]]})
     with pytest.warns(rankviz.QueryIdWarning, match="numbered '0', '1'"):  # no query id column: said, not silent
-        assert round(table.rank.mrr().item(), 4) == 0.4583
+        assert round(table.rank.mrr(), 4) == 0.4583
     table = table.rename_axis("query_id")
     ranks = table.rank.first_relevant_rank()
     assert ranks.tolist()[:3] == [1, 3, 2] and ranks.isna().tolist() == [False, False, False, True]
 
 
 def test_dict_of_vectors_at_module_level():
-    assert math.isclose(rankviz.mrr(SEED).item(), 0.55)
+    assert math.isclose(rankviz.mrr(SEED), 0.55)
     assert rankviz.evaluate(SEED, ["RR"], per_query=True)["query_id"].tolist() == list(SEED)
 
 
@@ -121,7 +121,7 @@ def test_vectors_with_n_relevant_are_not_closed_world():
 def test_closed_world_recall_warns_and_is_labelled():
     table = pd.DataFrame({"query_id": ["q1", "q2"], "relevance": [[True, False], [False, True]]})
     with pytest.warns(rankviz.ClosedWorldWarning, match="closed world"):
-        value = table.rank.recall(k=1).item()
+        value = table.rank.recall(k=1)
     assert value == 0.5
     with pytest.warns(rankviz.ClosedWorldWarning):
         result = table.rank.evaluate(["R@1"])
@@ -131,8 +131,8 @@ def test_closed_world_recall_warns_and_is_labelled():
 def test_graded_vectors_ndcg_gains():
     table = pd.DataFrame({"query_id": ["q1"], "relevance": [[0, 2, 1]]})
     with pytest.warns(rankviz.ClosedWorldWarning):
-        linear = table.rank.ndcg(k=3).item()
-        exp = table.rank.ndcg(k=3, gain="exponential").item()
+        linear = table.rank.ndcg(k=3)
+        exp = table.rank.ndcg(k=3, gain="exponential")
     dcg = 2 / math.log2(3) + 1 / math.log2(4)
     assert math.isclose(linear, dcg / (2 + 1 / math.log2(3)))
     dcg_e = 3 / math.log2(3) + 1 / math.log2(4)
@@ -141,7 +141,7 @@ def test_graded_vectors_ndcg_gains():
 
 def test_long_run_with_relevance_column_closed_world():
     run = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["a", "b", "c"], "rank": [1, 2, 1], "label": [0, 1, np.nan]})
-    assert run.rank.mrr().item() == 0.25  # q1: 1/2; q2: its only row is unjudged -> 0
+    assert run.rank.mrr() == 0.25  # q1: 1/2; q2: its only row is unjudged -> 0
 
 
 def test_multi_system_series_and_evaluate():
@@ -149,16 +149,19 @@ def test_multi_system_series_and_evaluate():
     both = pd.concat([run.assign(system="s1"), run.assign(system="s2", score=-run["score"])], ignore_index=True)
     values = both.rank.mrr(qrels=qrels)
     assert list(values.index) == ["s1", "s2"] and values.index.name == "system"
+    # Issue 27.6: evaluate's means are indexed by system like the single-measure Series (they
+    # were a 'system' column before), so a column of evaluate() is what mrr() returns.
     table = both.rank.evaluate(["RR", "AP"], qrels=qrels)
-    assert list(table.columns) == ["system", "RR", "AP"]
-    assert table.set_index("system").loc["s1", "RR"] == rankviz.mrr(run, qrels=qrels).item()
+    assert list(table.columns) == ["RR", "AP"] and table.index.name == "system"
+    pd.testing.assert_series_equal(table["RR"], values, check_names=False)
+    assert table.loc["s1", "RR"] == rankviz.mrr(run, qrels=qrels)
 
 
 def test_int_ids_match_str_ids_with_one_warning():
     run = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 11, 12], "score": [2.0, 1.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["11", "12"], "relevance": [1, 1]})
     with pytest.warns(rankviz.IdTypeWarning, match="compares ids as strings") as record:
-        value = run.rank.mrr(qrels=qrels).item()
+        value = run.rank.mrr(qrels=qrels)
     assert value == 0.75
     assert len(record) == 1
 
@@ -187,7 +190,7 @@ def test_duplicates_first_keeps_best_ranked():
     with pytest.raises(rankviz.DuplicateError, match="duplicates='first'"):
         run.rank.mrr(qrels=qrels)
     # 'a' keeps its score 3.0, so 'b' is second
-    assert run.rank.mrr(qrels=qrels, duplicates="first").item() == 0.5
+    assert run.rank.mrr(qrels=qrels, duplicates="first") == 0.5
 
 
 def test_ranked_list_follows_trec_eval_order():
@@ -197,4 +200,4 @@ def test_ranked_list_follows_trec_eval_order():
     assert listed["doc_id"].tolist() == ["d9", "d2", "d10", "a", "D1"]
     assert listed["relevance"].isna().tolist() == [True, True, False, True, True]
     assert listed["relevant"].tolist() == [False, False, True, False, False]
-    assert run.rank.mrr(qrels=qrels).item() == 1 / 3
+    assert run.rank.mrr(qrels=qrels) == 1 / 3

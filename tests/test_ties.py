@@ -162,7 +162,7 @@ def test_ndcg_expected_matches_sklearn_tie_averaging():
         if grades.sum() == 0:
             continue
         for k in (None, 1, 3, 5):
-            ours = rankviz.ndcg(run, qrels, k=k, ties="expected").item()
+            ours = rankviz.ndcg(run, qrels, k=k, ties="expected")
             theirs = sklearn_metrics.ndcg_score([grades], [scores], k=k, ignore_ties=False)
             assert math.isclose(ours, theirs, rel_tol=1e-9), (k, ours, theirs)
 
@@ -171,9 +171,9 @@ def test_constant_scorer_cannot_game_mrr():
     """A constant scorer got MRR@10 = 1.0 in a public benchmark when ties broke in its favour."""
     run = pd.DataFrame({"query_id": "q", "doc_id": [f"d{i:02d}" for i in range(20)], "score": 1.0})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["d19"], "relevance": [1]})
-    assert run.rank.mrr(qrels, k=10).item() == 1.0  # trec_eval: d19 sorts first (doc id descending)
-    assert run.rank.mrr(qrels, k=10, ties="pessimistic").item() == 0.0
-    expected = run.rank.mrr(qrels, k=10, ties="expected").item()
+    assert run.rank.mrr(qrels, k=10) == 1.0  # trec_eval: d19 sorts first (doc id descending)
+    assert run.rank.mrr(qrels, k=10, ties="pessimistic") == 0.0
+    expected = run.rank.mrr(qrels, k=10, ties="expected")
     assert math.isclose(expected, sum(1 / r for r in range(1, 11)) / 20)
 
 
@@ -182,9 +182,9 @@ def test_trec_eval_issue_22_doc_names_change_ndcg():
     qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "z"], "relevance": [1, 0]})
     first = pd.DataFrame({"query_id": "q", "doc_id": ["a", "0"], "score": [1.0, 1.0]})
     second = pd.DataFrame({"query_id": "q", "doc_id": ["a", "z"], "score": [1.0, 1.0]})
-    assert first.rank.ndcg(qrels=qrels).item() == 1.0
-    assert round(second.rank.ndcg(qrels=qrels).item(), 4) == 0.6309
-    assert first.rank.ndcg(qrels=qrels, ties="expected").item() == second.rank.ndcg(qrels=qrels, ties="expected").item()
+    assert first.rank.ndcg(qrels=qrels) == 1.0
+    assert round(second.rank.ndcg(qrels=qrels), 4) == 0.6309
+    assert first.rank.ndcg(qrels=qrels, ties="expected") == second.rank.ndcg(qrels=qrels, ties="expected")
 
 
 def test_tie_report_counts_and_spread():

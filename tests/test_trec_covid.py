@@ -38,7 +38,7 @@ def _data():
 @cache
 def _scores(score_dtype: str) -> pd.DataFrame:
     board, qrels, runs = _data()
-    return runs.rank.evaluate(list(COLUMNS), qrels=qrels, depth=1000, score_dtype=score_dtype).set_index("system")
+    return runs.rank.evaluate(list(COLUMNS), qrels=qrels, depth=1000, score_dtype=score_dtype)
 
 
 @pytest.mark.parametrize("run", RUNS)

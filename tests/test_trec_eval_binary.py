@@ -16,7 +16,9 @@ whatever ``-l`` is, where rankviz sums the per-query values.
 from __future__ import annotations
 
 import math
+import random
 import subprocess
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -76,3 +78,77 @@ def test_every_all_trec_value_matches_the_c_program(trec_eval_binary, tmp_path_f
         checked += 1
     assert checked >= 98
     assert math.isfinite(checked)
+
+
+# ----------------------------------------------------------------------------- the last printed digit (issue 23.14)
+#
+# The comparison above allows 1e-4, so it cannot see a last digit rounded the other way. These tests
+# compare what ``rankviz eval -q -m all_trec`` PRINTS with what the C program prints, character for
+# character. One known difference is left out, by name: with ``-l`` above 1, trec_eval's "all"
+# ``num_rel`` counts the grades > 0 whatever ``-l`` is, where rankviz sums the per-query values.
+
+FLAG_SETS = [[], ["-M", "100"], ["-l", "2"], ["-J"]]
+
+
+def _printed_lines(trec_eval_binary, capsys, qrels_path, run_path, flags) -> tuple[list[str], list[str]]:
+    from rankviz.cli import commands as cli
+
+    cmd = [str(trec_eval_binary), "-q", "-c", "-m", "all_trec", *flags, str(qrels_path), str(run_path)]
+    expected = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+    capsys.readouterr()
+    assert cli.main(["eval", "-q", "-m", "all_trec", *flags, str(qrels_path), str(run_path)]) == 0
+    got = capsys.readouterr().out.splitlines()
+    if "-l" in flags:
+        expected, got = ([line for line in lines if not line.startswith("num_rel ")] for lines in (expected, got))
+    return expected, got
+
+
+def _halfway_files(folder) -> int:
+    """A run and qrels whose set_F and interpolated precisions are exact 4-decimal half-way values.
+
+    Even queries: ``set_F = 2x / (n + R)`` with ``n + R = 320`` and ``x`` odd (62/320 = 0.19375);
+    odd queries: the k-th relevant item (k odd) at rank 160, so that interpolated precision is
+    ``k/160`` at the recall levels whose cutoff is k (0.05625 for k = 9). Returns how many
+    set_F values are exact ties at the 4th decimal.
+    """
+    rng = random.Random(0)
+    run, qrels, ties = [], [], 0
+    for t in range(60):
+        q = f"t{t:02d}"
+        if t % 2 == 0:
+            n, x = 200, rng.choice([9, 31, 33, 41, 47, 55])
+            r = 320 - n
+            relevant = sorted(rng.sample(range(1, n + 1), x))
+            ties += (Fraction(2 * x, n + r) * 10**4).denominator == 2
+        else:
+            n, k = 160 + rng.choice([0, 0, 5]), rng.choice([9, 11, 13, 27])
+            r = rng.choice([k, 2 * k, 3 * k, 10 * k])
+            relevant = sorted(rng.sample(range(1, 120), k - 1)) + [160]
+        run += [f"{q} Q0 d{d:04d} {d} {1000 - d} sys" for d in range(1, n + 1)]
+        qrels += [f"{q} 0 d{d:04d} {1 + i % 2}" for i, d in enumerate(relevant)]
+        qrels += [f"{q} 0 u{e:04d} 1" for e in range(r - len(relevant))]  # relevant, never retrieved
+        qrels += [f"{q} 0 d{d:04d} 0" for d in rng.sample(sorted(set(range(1, n + 1)) - set(relevant)), 5)]
+    (folder / "run").write_text("\n".join(run) + "\n")
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    return ties
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=lambda f: " ".join(f) or "no flag")
+def test_printed_output_is_trec_eval_s_at_half_way_values(trec_eval_binary, tmp_path, capsys, flags):
+    assert _halfway_files(tmp_path) == 30  # every set_F of an even query is a tie at the 4th decimal
+    expected, got = _printed_lines(trec_eval_binary, capsys, tmp_path / "qrels", tmp_path / "run", flags)
+    assert len(expected) > 5000
+    assert "set_F                 \tt00\t0.2563" in expected or flags  # 82/320 = 0.25625, rounded as C rounds it
+    mismatched = [(e, g) for e, g in zip(expected, got) if e != g]
+    assert not mismatched and len(expected) == len(got), mismatched[:5]
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=lambda f: " ".join(f) or "no flag")
+def test_printed_output_is_trec_eval_s_on_trec_covid_runs(trec_eval_binary, covid_dir, capsys, flags):
+    qrels = covid_dir / "qrels-rnd1.txt"
+    names = sorted(path.name for path in (covid_dir / "runs").iterdir())
+    assert len(names) == 10
+    for name in names:
+        expected, got = _printed_lines(trec_eval_binary, capsys, qrels, covid_dir / "runs" / name, flags)
+        mismatched = [(e, g) for e, g in zip(expected, got) if e != g]
+        assert not mismatched and len(expected) == len(got) > 2900, (name, mismatched[:5])

@@ -586,7 +586,7 @@ def test_accessor_explore_on_the_builtin_example():
     visited = [ui.show_next_failure() for _ in range(3)]
     assert first not in visited and len(set(visited)) == 3
     assert all(ui.model.query_measures("bm25", q, 5)["RR@5"] == 0.0 for q in visited)
-    mrr = rankviz.mrr(run[run.system == "bm25"].drop(columns="system"), qrels, k=5).item()
+    mrr = rankviz.mrr(run[run.system == "bm25"].drop(columns="system"), qrels, k=5)
     assert f">{mrr:.4f}<" in ui.measures.value  # the system's mean next to the query's value
     assert ui.k.max == 100
 
@@ -709,3 +709,16 @@ def test_explorer_snapshot_escapes_every_user_string():
     for raw in ("<img", "<script>alert", "<q>", "<b>sys", "<i>x"):
         assert raw not in page, raw
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;b&gt;sys&lt;/b&gt;" in page
+
+
+def test_explore_takes_the_evaluation_options_and_its_lists_follow_them():
+    run, qrels, _ = load_example()
+    ui = run.rank.explore(qrels=qrels, depth=5, system="bm25")  # was a TypeError: explore took no depth
+    query = ui.model.worst_first("bm25", 10)["query_id"].iloc[0]
+    listed = ui.model.ranked("bm25", query)
+    assert len(listed) <= 5
+    expected = rankviz.evaluate(run[run.system == "bm25"], ["RR@10"], qrels, per_query=True, depth=5)
+    value = expected.set_index("query_id").loc[query, "RR@10"]
+    assert ui.model.query_measures("bm25", query, 10)["RR@10"] == value
+    with pytest.raises(rankviz.UnknownOptionError, match="'dpeth'.*Did you mean 'depth'"):
+        run.rank.explore(qrels=qrels, dpeth=5)

@@ -15,8 +15,8 @@ import pandas as pd
 from .._core.checks import check_choice, check_cutoff
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
-from ..evaluation.pipeline import SINGLE_SYSTEM, aggregate_per_system, with_rel
-from ..measures import Measure, parse_measures
+from ..evaluation.pipeline import aggregate_per_system, labelled, relabel, unique, with_rel
+from ..measures import Measure
 from ._evaluate import per_query_table
 
 __all__ = ["evaluate", "mrr", "ndcg", "mean_average_precision", "recall", "precision", "hit_rate", "r_precision"]
@@ -72,36 +72,40 @@ def evaluate(
     InputError, ColumnError, DuplicateError, UnknownMeasureError
         The pandas path's errors with its messages, raised where the partition is evaluated.
     """
-    measures = with_rel(parse_measures(measures), options.rel)
+    pairs = labelled(measures, options.rel)
+    measures = unique(pairs)
     if shuffle not in (True, False):
         raise InputError(f"The 'shuffle' parameter of evaluate must be True or False. Got {shuffle!r} instead.")
     table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
-    if per_query:
-        return table
-    result = aggregate_per_system(table, measures, _systems(table))
-    result.attrs["rankviz"] = table.attrs["rankviz"]
-    return result
+    if not per_query:
+        meta = table.attrs["rankviz"]
+        table = aggregate_per_system(table, measures, _systems(table))
+        table.attrs["rankviz"] = meta
+    return relabel(table, pairs)
 
 
-def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> pd.Series:
+def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> float | pd.Series:
+    """A float for one run, a Series indexed by ``system`` for a run with systems (as :func:`rankviz.mrr`)."""
     (measure,) = with_rel([measure], options.rel)
     table = per_query_table(run, [measure], qrels, options, caller, progress)
     systems = _systems(table)
     values = aggregate_per_system(table, [measure], systems)[measure.name].to_numpy()
-    return pd.Series(values, index=pd.Index(systems or [SINGLE_SYSTEM], name="system", dtype="str"), name=measure.name)
+    if systems is None:
+        return float(values[0])
+    return pd.Series(values, index=pd.Index(systems, name="system", dtype="str"), name=measure.name)
 
 
 @with_eval_options
-def mrr(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
-    """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a Series per system."""
+def mrr(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+    """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a float for one run, a Series per system."""
     return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr", progress)
 
 
 @with_eval_options
 def ndcg(
     run, k: int | None = None, qrels=None, *, gain: str = "linear", progress: bool = False, options: EvalOptions
-) -> pd.Series:
-    """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a Series per system."""
+) -> float | pd.Series:
+    """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a float for one run, a Series per system."""
     gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
     measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
     return _single(run, measure, qrels, options, "ndcg", progress)
@@ -110,33 +114,33 @@ def ndcg(
 @with_eval_options
 def mean_average_precision(
     run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions
-) -> pd.Series:
-    """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a Series per system."""
+) -> float | pd.Series:
+    """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a float for one run, a Series per system."""
     return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
 
 
 @with_eval_options
-def recall(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
-    """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a Series per system."""
+def recall(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+    """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a float for one run, a Series per system."""
     measure = Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False))
     return _single(run, measure, qrels, options, "recall", progress)
 
 
 @with_eval_options
-def precision(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
-    """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a Series per system."""
+def precision(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+    """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a float for one run, a Series per system."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision", progress)
 
 
 @with_eval_options
-def hit_rate(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
+def hit_rate(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
     """Share of queries with a relevant item in the top ``k`` of a Dask run (:func:`rankviz.hit_rate`)."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate", progress)
 
 
 @with_eval_options
-def r_precision(run, qrels=None, *, progress: bool = False, options: EvalOptions) -> pd.Series:
-    """Mean R-precision of a Dask run (:func:`rankviz.r_precision`), a Series per system."""
+def r_precision(run, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+    """Mean R-precision of a Dask run (:func:`rankviz.r_precision`), a float for one run, a Series per system."""
     return _single(run, Measure("Rprec"), qrels, options, "r_precision", progress)

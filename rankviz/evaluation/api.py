@@ -9,13 +9,12 @@ follows one call from ``df.rank.mrr`` down to its kernel.
 
 What they return, whatever the input
 ------------------------------------
-- ``mrr``, ``ndcg``, ``mean_average_precision``, ``recall``, ``precision``,
-  ``hit_rate``, ``r_precision``: a float Series indexed by ``system``, named by the
-  measure (a run without a system column is the one system ``"run"``); take one
-  value with ``.item()`` or ``["run"]``.
-- ``evaluate``: a DataFrame, one float column per measure named by its canonical
-  name (``RR@10``, ``RR(rel=2)@10``), with ``system`` (when the run has several)
-  and ``query_id`` (``per_query=True``) columns.
+A run without a system column is one run; the systems of a run with them index its means.
+
+- ``mrr``, ``ndcg``, ``mean_average_precision``, ``recall``, ``precision``, ``hit_rate``,
+  ``r_precision``: a ``float`` for one run, else a Series indexed by ``system``.
+- ``evaluate``: a DataFrame, one column per measure labelled as passed (``MRR@10``), one
+  row for one run, else indexed by ``system``; ``per_query=True``: a tidy table.
 - ``first_relevant_rank``: a nullable-integer Series per query.
 - ``summary``: a DataFrame indexed by ``system``.
 - ``bootstrap``: a :class:`~rankviz.stats.BootstrapResults`;
@@ -32,7 +31,7 @@ from .. import stats
 from .._core.checks import check_choice, check_cutoff
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
-from ..measures import Measure, aggregate, parse_measures
+from ..measures import Measure, aggregate
 from ..measures import dispatch as kernels
 from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
@@ -44,10 +43,13 @@ from .pipeline import (
     index_frame,
     judge_run,
     kept_cells,
+    labelled,
     metadata,
+    relabel,
     runs_from_frames,
     system_cells,
     system_names,
+    unique,
     with_rel,
 )
 from .run_summary import summary
@@ -69,10 +71,6 @@ __all__ = [
 ]
 
 
-def _measures(measures, options: EvalOptions) -> list[Measure]:
-    return with_rel(parse_measures(measures), options.rel)
-
-
 @with_eval_options
 def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: EvalOptions) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
@@ -80,27 +78,32 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     Parameters
     ----------
     run : DataFrame or dict
-        Any of the three input shapes (long run, per-query lists, relevance vectors).
-    measures : str, Measure or list of them
+        Any of the three input shapes (long run, per-query lists, relevance vectors);
+        a ranx/pytrec_eval-style dict ``{query_id: {doc_id: score}}``; or a dict of
+        runs ``{system name: run frame}``, evaluated as one run with those systems.
+    measures : str, Measure, ir_measures measure, or list of them
         ir_measures-style names: ``"RR@10"``, ``"nDCG@10"``, ``"AP"``, ``"R@100"``,
         ``"P@5"``, ``"Success@10"``, ``"Rprec"``, ``"RR(rel=2)@10"``,
-        ``"nDCG(gain='exp')@10"``; trec_eval names (``"ndcg_cut_10"``) too.
+        ``"nDCG(gain='exp')@10"``; aliases (``"MRR@10"``, ``"Recall@5"``); trec_eval
+        names (``"ndcg_cut_10"``); ir_measures' own objects (``ir_measures.nDCG@10``).
     qrels : DataFrame, path or dict, optional
         Judgements: a long frame (query id, doc id, relevance), a TREC qrels file or
-        ``{query_id: {doc_id: grade}}``. Without qrels the run's own relevance column
-        (or the per-query lists/vectors) are the judgements.
+        a ranx/pytrec_eval-style ``{query_id: {doc_id: grade}}``. Without qrels the
+        run's own relevance column (or the per-query lists/vectors) are the judgements.
     per_query : bool, default False
         One row per system x query instead of one per system.
 
     Returns
     -------
     DataFrame
-        Columns ``system`` (when the run has several systems), ``query_id`` (when
-        ``per_query``) and one float column per measure, named by its canonical name
-        (with ``rel=2``, ``RR@10`` becomes ``RR(rel=2)@10``).
-        ``DataFrame.attrs["rankviz"]`` records the queries missing from the run,
-        the run's queries without judgements, and whether the judgements were
-        closed-world.
+        One float column per measure, labelled with the name passed (``"MRR@10"`` stays
+        ``MRR@10``; two names of one measure give two columns); a Measure value, or a
+        measure ``rel=`` changes, by its canonical name (``RR(rel=2)@10``).
+        ``attrs["rankviz"]["canonical"]`` maps each label to its canonical name. Rows:
+        one for a run without a system column, else indexed by ``system`` (a column is
+        then what ``rankviz.mrr`` returns); with ``per_query``, a tidy table with
+        ``system`` (if any) and ``query_id`` columns. ``attrs["rankviz"]`` also records
+        the missing and unjudged queries and whether the world was closed.
 
     Examples
     --------
@@ -114,59 +117,63 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     >>> rankviz.evaluate(run, ["RR@10", "P@1"], qrels, rel=2)
        RR(rel=2)@10  P(rel=2)@1
     0           0.5         0.5
+    >>> rankviz.evaluate(run, ["MRR@10", "Recall@1"], qrels).attrs["rankviz"]["canonical"]
+    {'MRR@10': 'RR@10', 'Recall@1': 'R@1'}
+    >>> runs = {"bm25": run, "dense": run.assign(score=[1.0, 2.0, 2.0, 1.0])}
+    >>> rankviz.evaluate(runs, ["MRR@10"], qrels)["MRR@10"].to_dict()
+    {'bm25': 0.75, 'dense': 1.0}
     """
-    measures = _measures(measures, options)
+    pairs = labelled(measures, options.rel)
+    measures = unique(pairs)
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
     for name, column in values.items():
         table[name] = column
     table = table[keep].reset_index(drop=True)
-    meta = metadata(j, measures, options)
-    if per_query:
-        table.attrs["rankviz"] = meta
-        return table
-    result = aggregate_per_system(table, measures, j.systems)
-    result.attrs["rankviz"] = meta
-    return result
+    if not per_query:
+        table = aggregate_per_system(table, measures, j.systems)
+    table.attrs["rankviz"] = metadata(j, measures, options)
+    return relabel(table, pairs)
 
 
-def _system_means(j, keep: np.ndarray, values: np.ndarray, measure: Measure) -> pd.Series:
-    """One measure aggregated per system over the kept cells, as its family declares (NaN for a system with none)."""
-    means = [aggregate(values[cells], measure.aggregate) for _, cells in system_cells(j, keep)]
+def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> float | pd.Series:
+    """One measure aggregated as its family declares: a float for one run, else a Series per system (NaN if no cell)."""
+    (measure,) = with_rel([measure], options.rel)
+    j, keep, values = evaluated_cells(run, [measure], qrels, options, caller)
+    means = [aggregate(values[measure.name][cells], measure.aggregate) for _, cells in system_cells(j, keep)]
+    if j.systems is None:
+        return float(means[0])
     return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
 
 
-def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> pd.Series:
-    """One measure's mean per system (see the module docstring for the return type)."""
-    (measure,) = with_rel([measure], options.rel)
-    j, keep, values = evaluated_cells(run, [measure], qrels, options, caller)
-    return _system_means(j, keep, values[measure.name], measure)
-
-
 @with_eval_options
-def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> pd.Series:
+def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
     """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
 
     Returns
     -------
-    Series
-        One float per system, indexed by ``system`` (``"run"`` for a run without a
-        system column) and named by the measure (``"RR@10"``).
+    float or Series
+        A float for a run without a system column (one run); for a run with systems,
+        one float per system in a Series indexed by ``system`` and named by the
+        measure (``"RR@10"``). Every single-measure function returns the same way.
 
     Examples
     --------
     >>> import pandas as pd, rankviz
     >>> table = pd.DataFrame({"query": ["a", "b", "c", "d"],
     ...                       "relevance": [[True], [False, False, True], [False, True], [False]]})
-    >>> round(rankviz.mrr(table).item(), 4)
+    >>> round(rankviz.mrr(table), 4)
     0.4583
+    >>> two = pd.concat([table.assign(system="x"), table.assign(system="y")])
+    >>> rankviz.mrr(two, k=1).to_dict()  # a Series indexed by system
+    {'x': 0.25, 'y': 0.25}
     """
     return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr")
 
 
 @with_eval_options
-def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options: EvalOptions) -> pd.Series:
-    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), a Series per system.
+def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options: EvalOptions) -> float | pd.Series:
+    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), as :func:`mrr` returns.
 
     ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
     The ideal DCG comes from all judged grades of the query in the qrels.
@@ -177,8 +184,8 @@ def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options
 
 
 @with_eval_options
-def mean_average_precision(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> pd.Series:
-    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), a Series per system.
+def mean_average_precision(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
+    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), as :func:`mrr` returns.
 
     The denominator is R, the number of relevant items in the qrels.
     """
@@ -186,28 +193,28 @@ def mean_average_precision(run, qrels=None, *, k: int | None = None, options: Ev
 
 
 @with_eval_options
-def recall(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
-    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items in the qrels."""
+def recall(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items, as :func:`mrr` returns."""
     return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
 
 
 @with_eval_options
-def precision(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
-    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``."""
+def precision(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``, as :func:`mrr` returns."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision")
 
 
 @with_eval_options
-def hit_rate(run, qrels=None, *, k: int, options: EvalOptions) -> pd.Series:
-    """Share of queries with a relevant item in the top ``k`` (``Success@k``), a Series per system."""
+def hit_rate(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+    """Share of queries with a relevant item in the top ``k`` (``Success@k``), as :func:`mrr` returns."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate")
 
 
 @with_eval_options
-def r_precision(run, qrels=None, *, options: EvalOptions) -> pd.Series:
-    """Mean R-precision (``Rprec``): relevant items in the top R divided by R, a Series per system."""
+def r_precision(run, qrels=None, *, options: EvalOptions) -> float | pd.Series:
+    """Mean R-precision (``Rprec``): relevant items in the top R divided by R, as :func:`mrr` returns."""
     return _single(run, Measure("Rprec"), qrels, options, "r_precision")
 
 
@@ -268,7 +275,7 @@ def bootstrap_with(
 ) -> stats.BootstrapResults:
     """:func:`bootstrap` with both kinds of options already validated (what the interval plots call)."""
     table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
-    names = [m.name for m in _measures(measures, options)]
+    names = [label for label, _ in labelled(measures, options.rel)]
     return bootstrap_of(table, names, stats_options)
 
 
@@ -321,7 +328,7 @@ def compare(
         See :func:`rankviz.stats.compare`.
     """
     table = _per_query_of_runs(runs, measures, qrels, options)
-    names = [m.name for m in _measures(measures, options)]
+    names = [label for label, _ in labelled(measures, options.rel)]
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
@@ -357,10 +364,9 @@ def table(
         ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view.
     """
     per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
-    names = [m.name for m in _measures(measures, options)]
     return multiple.significance_table_of(
         per_query,
-        names,
+        [label for label, _ in labelled(measures, options.rel)],
         test=test,
         correction=correction,
         alpha=alpha,

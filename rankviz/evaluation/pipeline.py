@@ -27,7 +27,7 @@ from .._core.judged import Judged, judge
 from .._core.options import EvalOptions
 from .._errors import ClosedWorldWarning, InputError, warn
 from ..io import qrels_from_dict, read_qrels, run_from_dict
-from ..measures import Measure, aggregate
+from ..measures import Measure, aggregate, labelled_measures
 from ..measures import dispatch as kernels
 
 __all__ = [
@@ -43,6 +43,9 @@ __all__ = [
     "metadata",
     "warn_closed_world",
     "with_rel",
+    "labelled",
+    "unique",
+    "relabel",
     "evaluated_cells",
     "runs_from_frames",
 ]
@@ -181,13 +184,50 @@ def with_rel(measures, rel: int | None) -> list:
         return list(measures)
     out = []
     for m in measures:
-        if m.rel == 1:
+        if dict(m.params).get("rel", 1) == 1:  # NumRet's rel=None (every retrieved item) stays
             try:
                 m = m(rel=rel)
             except InputError:  # a family without a relevance threshold (nDCG uses every grade)
                 pass
         if m not in out:
             out.append(m)
+    return out
+
+
+def labelled(measures, rel: int | None) -> list[tuple[str, Measure]]:
+    """``(label, measure)`` per measure given, under the call's ``rel=`` (see :func:`with_rel`).
+
+    The label is the name the caller wrote (``MRR@10``), or the canonical name of a Measure
+    given as a value; when ``rel=`` changes a measure, the label is the changed measure's
+    canonical name (``RR(rel=2)@10``), since the name written no longer describes it.
+    """
+    out: dict[str, Measure] = {}
+    for label, m in labelled_measures(measures):
+        (applied,) = with_rel([m], rel)
+        out.setdefault(label if applied == m else applied.name, applied)
+    return list(out.items())
+
+
+def unique(pairs: list[tuple[str, Measure]]) -> list[Measure]:
+    """The distinct measures of ``(label, measure)`` pairs, in order (each is computed once)."""
+    return list(dict.fromkeys(m for _, m in pairs))
+
+
+def relabel(table: pd.DataFrame, pairs: list[tuple[str, Measure]]) -> pd.DataFrame:
+    """``table`` with one column per label (from its canonical column) after its id columns.
+
+    ``attrs["rankviz"]`` gains ``"canonical"``: ``{label: canonical name}``, and its
+    ``"measures"`` lists the labels, the columns of the measures.
+    """
+    measure_names = {m.name for _, m in pairs}
+    ids = [c for c in table.columns if c not in measure_names]
+    out = table[ids].copy()
+    for label, m in pairs:
+        out[label] = table[m.name].to_numpy(copy=True)
+    meta = dict(table.attrs.get("rankviz", {}))
+    meta["measures"] = [label for label, _ in pairs]
+    meta["canonical"] = {label: m.name for label, m in pairs}
+    out.attrs["rankviz"] = meta
     return out
 
 
@@ -206,7 +246,8 @@ def aggregate_per_system(table: pd.DataFrame, measures: list[Measure], systems) 
     """One row per system of a per-query table: each measure aggregated as its family declares.
 
     (mean, trec_eval's geometric mean, sum); ``systems`` in the order of the rows, or None for a
-    table without a system column. The pandas and the Dask evaluation share it, so their means agree.
+    table without a system column (then one row); indexed by ``system`` when there are systems. The
+    pandas and the Dask evaluation share it, so their means agree.
     """
     names = [m.name for m in measures]
     if systems is None:
@@ -216,7 +257,9 @@ def aggregate_per_system(table: pd.DataFrame, measures: list[Measure], systems) 
         result = grouped.mean()
     else:
         result = grouped.agg({m.name: functools.partial(_aggregate_series, how=m.aggregate) for m in measures})
-    return result.reindex(list(systems)).reset_index()
+    result = result.reindex(list(systems))
+    result.index = pd.Index(list(systems), name="system", dtype="str")
+    return result
 
 
 def _aggregate_series(values: pd.Series, how: str) -> float:

@@ -37,6 +37,7 @@ score, so negative scores keep their order (ranx divides by max(max, 1e-9)).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 
 import numpy as np
@@ -45,7 +46,7 @@ import pandas as pd
 from .._core.checks import check_choice, check_cutoff
 from .._core.columns import Columns
 from .._core.long_run import key_array, resolve_long_run
-from .._errors import ColumnError, DuplicateError, InputError
+from .._errors import ColumnError, DuplicateError, InputError, UnknownOptionError
 
 __all__ = ["METHODS", "NORMS", "WEIGHTED", "Lists", "read_lists", "contributions", "combine", "fuse", "check_method"]
 
@@ -190,6 +191,24 @@ def _normalised(lists: Lists, norm: str, caller: str) -> np.ndarray:
     return np.divide(centred, sd, out=np.zeros_like(v), where=sd > 0)
 
 
+def refuse_old_keyword(old: str, new: str, why: str):
+    """A decorator refusing the keyword ``old`` with a message naming ``new`` (a renamed parameter)."""
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                raise UnknownOptionError(
+                    f"{func.__name__}() takes no {old}= any more: the parameter is {new}= ({why}). "
+                    f"Pass {new}={kwargs[old]!r}."
+                )
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
 def contributions(lists: Lists, method: str, norm: str, k: float, caller: str = "fuse"):
     """(pair query codes, pair doc codes, C): C[p, s] is system s's value for (query, doc) pair p.
 
@@ -278,13 +297,14 @@ def to_run(lists: Lists, pair_q, pair_d, fused, name: str) -> pd.DataFrame:
     )
 
 
+@refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
 def fuse(
     run,
     method: str = "rrf",
     *,
     norm: str | None = None,
     weights=None,
-    k: float = 60,
+    rrf_k: float = 60,
     name: str | None = None,
     depth: int | None = None,
     columns=None,
@@ -304,8 +324,9 @@ def fuse(
     weights : dict or sequence, optional
         One non-negative weight per system (``{'bm25': 0.3, 'dense': 0.7}``), for
         rrf, borda, combsum, wsum, combmnz and combanz. ``wsum`` defaults to equal weights.
-    k : float, default 60
-        RRF's constant: a document at rank r adds w / (k + r).
+    rrf_k : float, default 60
+        RRF's constant: a document at rank r adds w / (rrf_k + r). (``k`` always means a rank cutoff in
+        rankviz, so the constant has its own name.)
     name : str, optional
         The fused system's name (default ``'<method>(<a>+<b>...)'``).
     depth : int, optional
@@ -334,7 +355,7 @@ def fuse(
     >>> import pandas as pd, rankviz
     >>> run = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": "q1",
     ...                     "doc_id": ["d1", "d2", "d2", "d3"], "score": [2.0, 1.0, 5.0, 4.0]})
-    >>> fused = rankviz.fuse(run, "rrf", k=60)
+    >>> fused = rankviz.fuse(run, "rrf", rrf_k=60)
     >>> fused[["system", "doc_id", "rank"]]
            system doc_id  rank
     0  rrf(a+b)     d2     1
@@ -345,12 +366,12 @@ def fuse(
     """
     caller = "fuse"
     method, norm = check_method(method, norm, caller)
-    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not k >= 0:
+    if isinstance(rrf_k, bool) or not isinstance(rrf_k, numbers.Real) or not rrf_k >= 0:
         raise InputError(
-            f"The 'k' parameter of fuse must be a number >= 0 (RRF's constant, 60 by default). Got {k!r} instead."
+            f"The 'rrf_k' parameter of fuse must be a number >= 0 (RRF's constant, 60 by default). Got {rrf_k!r} instead."
         )
     lists = read_lists(run, columns=columns, depth=depth, caller=caller)
     w = check_weights(weights, method, lists.systems, caller)
-    pair_q, pair_d, table = contributions(lists, method, norm, float(k), caller)
+    pair_q, pair_d, table = contributions(lists, method, norm, float(rrf_k), caller)
     fused = combine(table, method, w)
     return to_run(lists, pair_q, pair_d, fused, name if name is not None else f"{method}({'+'.join(lists.systems)})")

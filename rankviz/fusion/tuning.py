@@ -25,7 +25,7 @@ from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from ..stats.inference import seed_of
 from ..stats.resampling import call_entropy, query_stream
-from .combine import WEIGHTED, check_method, combine, contributions, read_lists, to_run
+from .combine import WEIGHTED, check_method, combine, contributions, read_lists, refuse_old_keyword, to_run
 
 __all__ = ["TuneResult", "tune", "weight_grid"]
 
@@ -152,6 +152,7 @@ def _folds(queries, folds: int, entropy) -> np.ndarray:
     return fold
 
 
+@refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
 @with_eval_options
 def tune(
     run,
@@ -162,7 +163,7 @@ def tune(
     grid: float = 0.1,
     folds: int = 5,
     norm: str | None = None,
-    k: float = 60,
+    rrf_k: float = 60,
     rng=None,
     options: EvalOptions,
 ) -> TuneResult:
@@ -183,8 +184,8 @@ def tune(
         Queries are split into this many folds (a shuffle from ``rng`` and the query ids).
     norm : str, optional
         As in :func:`rankviz.fuse`.
-    k : float, default 60
-        RRF's constant.
+    rrf_k : float, default 60
+        RRF's constant (as in :func:`rankviz.fuse`).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -212,7 +213,7 @@ def tune(
     candidates = np.vstack(
         [weight_grid(len(lists.systems), grid, caller), np.full(len(lists.systems), 1 / len(lists.systems))]
     )
-    pairs = contributions(lists, method, norm, float(k), caller)
+    pairs = contributions(lists, method, norm, float(rrf_k), caller)
     values = _per_query_values(lists, pairs, method, candidates, measure, qrels, options)
     queries = sorted(values.columns, key=str)
     if folds > len(queries):

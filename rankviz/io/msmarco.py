@@ -27,31 +27,39 @@ from .._errors import InputError
 from .run_frame import RunParts, check_writable_ids, parts_from_fields, trec_order
 from .validating_reader import Fields, integers, split_fields
 
-__all__ = ["MSMARCO_RUN_FIELDS", "msmarco_run_parts", "first_line_fields", "write_msmarco_run", "write_msmarco_qrels"]
+__all__ = [
+    "MSMARCO_RUN_FIELDS",
+    "msmarco_run_parts",
+    "looks_like_msmarco_run",
+    "write_msmarco_run",
+    "write_msmarco_qrels",
+]
 
 MSMARCO_RUN_FIELDS = "qid<TAB>pid<TAB>rank"
 
 _SEPARATORS = " \t\v\f\r"
 
 
-def first_line_fields(text: str, comments: bool = True) -> int:
-    """The number of whitespace-separated fields on the first data line (0 when there is none).
+def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
+    """Whether the first data line is MS MARCO's ``qid<TAB>pid<TAB>rank``: three TAB-separated fields, an integer last.
 
-    Blank lines, and comment lines when ``comments``, are skipped as the readers skip them.
+    A TREC run line cut short (``q1 Q0 d1``) has three fields too, but not TABs between them and an integer
+    rank: it stays a TREC run, so its error names the TREC fields.
 
-    >>> first_line_fields("# a comment\\n\\n1\\t7\\t1\\n")
-    3
+    >>> looks_like_msmarco_run("1\t7\t1\n"), looks_like_msmarco_run("q1 Q0 d1\n")
+    (True, False)
     """
     start = 0
     while start < len(text):
         end = text.find("\n", start)
         line = text[start : None if end < 0 else end].strip(_SEPARATORS)
         if line and not (comments and line.startswith("#")):
-            return len(line.split())
+            fields = line.split("\t")
+            return len(fields) == 3 and fields[2].strip().isdigit()
         if end < 0:
             break
         start = end + 1
-    return 0
+    return False
 
 
 def msmarco_run_parts(name: str, text: str, system: str | None, comments: bool) -> RunParts:

@@ -37,7 +37,7 @@ import pandas as pd
 from .._errors import InputError, RankvizWarning, warn
 from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
 from .label_file import is_sqlite_file, read_store_qrels
-from .msmarco import first_line_fields, msmarco_run_parts
+from .msmarco import looks_like_msmarco_run, msmarco_run_parts
 from .run_frame import (
     RunParts,
     is_parquet,
@@ -86,7 +86,7 @@ def _run_parts(path, system: str | None, comments: bool, format: str | None = No
         if parts is not None:
             return parts
     name, text = read_text(path)
-    if format == "msmarco" or (format is None and first_line_fields(text, comments) == 3):
+    if format == "msmarco" or (format is None and looks_like_msmarco_run(text, comments)):
         return msmarco_run_parts(name, text, system, comments)
     fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
     score = decimals(fields, 4, "score (5th)")

@@ -51,7 +51,8 @@ The rest of trec_eval's ``all_trec`` set, one module each (or per group): ``coun
 ``bpref``, ``infap``, ``iprec`` (IPrec@x, IPrecAvg = 11pt_avg), ``rprec`` (RprecMult),
 ``precision`` (RelP), ``utility``, ``gain`` (binG, G), ``ndcg_variants`` (nDCGRel,
 RnDCG), ``sets`` (SetP, SetRelP, SetR, SetAP, SetF), ``rbp`` (RBP, RBPResid),
-``judged`` (Unj, and ir_measures' Judged); beyond trec_eval, ``err`` (ERR@k) and
+``judged`` (Unj, and ir_measures' Judged); beyond trec_eval, ``err`` (ERR@k),
+``hits`` (ranx's Hits@k, the relevant items in the top k), ``f1`` (ranx's F1@k) and
 nDCG's ``gains={grade: gain}``. :func:`aggregate` is how a family's per-query values
 become one number (its ``aggregate``: mean, trec_eval's geometric mean, or sum).
 """
@@ -63,8 +64,10 @@ from . import (
     bpref,
     counts,
     err,
+    f1,
     gain,
     geometric,
+    hits,
     infap,
     iprec,
     judged,
@@ -80,7 +83,7 @@ from . import (
     utility,
 )
 from ._measure import Measure
-from ._parse import parse_measure, parse_measures
+from ._parse import labelled_measures, measure_label, parse_measure, parse_measures
 from ._registry import (
     Family,
     FrozenMap,
@@ -103,6 +106,8 @@ __all__ = [
     "Rprec",
     "parse_measure",
     "parse_measures",
+    "labelled_measures",
+    "measure_label",
     "Family",
     "Param",
     "FrozenMap",
@@ -132,6 +137,8 @@ for _module in (
     rbp,
     judged,
     err,
+    hits,
+    f1,
 ):
     for _family in getattr(_module, "FAMILIES", None) or (_module.FAMILY,):
         if _family.name not in {f.name for f in families()}:

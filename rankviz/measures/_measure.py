@@ -126,8 +126,12 @@ class Measure:
 
     @property
     def rel(self) -> int:
-        """Minimum grade that counts as relevant; 1 for families without a ``rel`` parameter (nDCG)."""
-        return dict(self.params).get("rel", READABLE_DEFAULTS["rel"])
+        """Minimum grade that counts as relevant; 1 for families without a ``rel`` parameter (nDCG).
+
+        Also 1 for a family whose ``rel`` defaults to None (``NumRet``: every retrieved item).
+        """
+        value = dict(self.params).get("rel")
+        return READABLE_DEFAULTS["rel"] if value is None else value
 
     @property
     def gain(self) -> str:

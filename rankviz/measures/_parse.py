@@ -19,7 +19,7 @@ from ._registry import (
     lower_names,
 )
 
-__all__ = ["parse_measure", "parse_measures"]
+__all__ = ["parse_measure", "parse_measures", "labelled_measures", "measure_label"]
 
 # trec_eval names at a cutoff: ndcg_cut_10, P_5, iprec_at_recall_0.10 (output), ndcg_cut.10, P.5 (its -m option).
 _TREC_CUT = re.compile(r"[_.](?P<k>\d+(?:\.\d+)?)$")
@@ -58,11 +58,20 @@ def parse_measure(measure: str | Measure) -> Measure:
     RR(rel=2)@10
     >>> parse_measure("nDCG(gain=exponential)@10")
     nDCG(gain='exp')@10
+    >>> import ir_measures
+    >>> parse_measure(ir_measures.RR(rel=2)), parse_measure(ir_measures.NumRet(rel=1))
+    (RR(rel=2), NumRet(rel=1))
     """
     if isinstance(measure, Measure):
         return measure
+    foreign = _ir_measures_name(measure)
+    if foreign is not None:
+        return _parse_foreign(foreign)
     if not isinstance(measure, str):
-        raise InputError(f"A measure must be a name such as 'RR@10' or a Measure. Got {measure!r} instead.")
+        raise InputError(
+            "A measure must be a name such as 'RR@10', a rankviz Measure or an ir_measures measure object. "
+            f"Got {type(measure).__name__} {measure!r} instead."
+        )
     trec = _trec_cut(measure.strip())
     if trec is not None:
         return trec
@@ -74,6 +83,76 @@ def parse_measure(measure: str | Measure) -> Measure:
     cutoff = _cutoff(match.group("k"), family, measure)
     base = Measure(family.name, cutoff=cutoff)
     return base(**params) if params else base
+
+
+def _ir_measures_name(measure) -> str | None:
+    """The name of an ir_measures measure object (``ir_measures.nDCG@10``), or None for anything else.
+
+    ir_measures writes its measures as rankviz does (``RR(rel=2)@10``, ``IPrec@0.25``), so the
+    name is parsed like any other; its ``nDCG(dcg='exp-log2')`` is rankviz's ``gain='exp'``.
+    """
+    module = type(measure).__module__ or ""
+    if module.split(".")[0] != "ir_measures" or not hasattr(measure, "NAME"):
+        return None
+    params = dict(getattr(measure, "params", {}) or {})
+    if measure.NAME == "nDCG" and params.get("dcg") in ("log2", "exp-log2") and not params.get("gains"):
+        gain = "exp" if params["dcg"] == "exp-log2" else "linear"
+        cutoff = params.get("cutoff")
+        rest = [f"{k}={v!r}" for k, v in params.items() if k not in ("dcg", "cutoff")]
+        text = "nDCG(" + ",".join([f"gain={gain!r}", *rest]) + ")"
+        return text if cutoff is None else f"{text}@{cutoff}"
+    return str(measure)
+
+
+def _parse_foreign(name: str) -> Measure:
+    try:
+        return parse_measure(name)
+    except InputError as error:
+        raise type(error)(f"The ir_measures measure {name} has no rankviz equivalent: {error}") from None
+
+
+def measure_label(measure: str | Measure) -> str:
+    """The label of a result column for a measure as given.
+
+    The name as written, an ir_measures object's own name, or a Measure's canonical name.
+
+    Examples
+    --------
+    >>> measure_label(" MRR@10 "), measure_label(Measure("RR", 10))
+    ('MRR@10', 'RR@10')
+    """
+    if isinstance(measure, str):
+        return measure.strip()
+    if _ir_measures_name(measure) is not None:
+        return str(measure)  # ir_measures' own spelling, as its users wrote it
+    return parse_measure(measure).name
+
+
+def labelled_measures(measures) -> list[tuple[str, Measure]]:
+    """Each measure given, with its label (:func:`measure_label`), keeping order and dropping repeated labels.
+
+    Two names of one measure keep both labels (``MRR@10`` and ``RR@10``): results are labelled
+    with the names the caller passed.
+
+    Examples
+    --------
+    >>> labelled_measures(["MRR@10", "RR@10", "MRR@10", "Recall@5"])
+    [('MRR@10', RR@10), ('RR@10', RR@10), ('Recall@5', R@5)]
+    """
+    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures) is not None:
+        measures = [measures]
+    try:
+        items = list(measures)
+    except TypeError:
+        items = [measures]  # parse_measure says what a measure must be
+    out: dict[str, Measure] = {}
+    for m in items:
+        label = measure_label(m) if isinstance(m, str) or _ir_measures_name(m) else None
+        parsed = parse_measure(m)
+        out.setdefault(label or parsed.name, parsed)
+    if not out:
+        raise InputError("At least one measure is needed, for example ['RR@10', 'nDCG@10'].")
+    return list(out.items())
 
 
 def _trec_cut(text: str) -> Measure | None:
@@ -93,8 +172,20 @@ def _trec_cut(text: str) -> Measure | None:
     return None
 
 
+#: names that mean two measures in the libraries people come from: refused with both meanings
+_AMBIGUOUS = {
+    "hit": (
+        "write 'HitRate@{k}' (Success@{k}: the share of queries with a relevant item in the top {k}) or "
+        "'Hits@{k}' (ranx's hits: the number of relevant items in the top {k}, averaged over queries)"
+    ),
+}
+
+
 def _unknown(measure: str, head: str) -> UnknownMeasureError:
     text = measure.strip()
+    if head.lower() in _AMBIGUOUS:
+        k = text.rpartition("@")[2] if "@" in text else "k"
+        return UnknownMeasureError(f"The measure {measure!r} is ambiguous: {_AMBIGUOUS[head.lower()].format(k=k)}.")
     close = difflib.get_close_matches(text, example_names(), n=1, cutoff=0.5) or difflib.get_close_matches(
         head.lower(), lower_names(), n=1, cutoff=0.5
     )
@@ -164,7 +255,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     >>> parse_measures(["RR@10", "MRR@10", "recall.100"])
     [RR@10, R@100]
     """
-    if isinstance(measures, (str, Measure)):
+    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures) is not None:
         measures = [measures]
     _check_measures_argument(measures)
     if not isinstance(measures, Iterable):

@@ -247,18 +247,26 @@ def cumsum_in_cell(cells: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def suffix_max_in_cell(cells: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Maximum of ``values[i:]`` within each run of equal (sorted) ``cells``; values in [0, 1].
+    """Maximum of ``values[i:]`` within each run of equal (sorted) ``cells``, exactly (each result is an input value).
+
+    trec_eval's interpolated precision compares the precisions themselves, so no value may be
+    rounded on the way: the values are replaced by their rank among the distinct values (exact
+    integers), lifted by the cell's position so that one running maximum never crosses cells.
 
     Examples
     --------
     >>> suffix_max_in_cell(np.array([0, 0, 0, 1, 1]), np.array([0.2, 0.5, 0.1, 0.3, 0.2]))
     array([0.5, 0.5, 0.1, 0.3, 0.2])
+    >>> float(suffix_max_in_cell(np.array([0, 1]), np.array([0.5, 9 / 160]))[1]) == 9 / 160
+    True
     """
     if not len(cells):
         return np.zeros(0)
-    # Each cell's values are lifted by 2 * (its rank from the end), so one running max never crosses cells.
-    lift = 2.0 * (np.cumsum(segment_first(cells[::-1])) - 1)
-    return (np.maximum.accumulate(values[::-1] + lift) - lift)[::-1]
+    levels, rank = np.unique(values, return_inverse=True)
+    segment = np.cumsum(segment_first(cells[::-1])) - 1  # 0 for the last cell, 1 for the one before, ...
+    lift = segment.astype(np.int64) * len(levels)
+    best = np.maximum.accumulate(rank.reshape(-1)[::-1].astype(np.int64) + lift) - lift
+    return levels[best][::-1]
 
 
 def sum_up_to(cells: np.ndarray, pos: np.ndarray, values: np.ndarray, at_cells: np.ndarray, at_pos) -> np.ndarray:

@@ -7,6 +7,8 @@ it (``num_ret all 1500``); per query:
 
 - ``NumQ = 1``: the aggregate is the number of queries evaluated (trec_eval ``num_q``);
 - ``NumRet = min(|retrieved|, depth)`` (``num_ret``), at a cutoff ``min(k, NumRet)``;
+  ``NumRet(rel=r)`` counts only the retrieved items with grade >= ``r`` (ir_measures'
+  spelling: ``NumRet(rel=1)`` is trec_eval's ``num_rel_ret``);
 - ``NumRel = R``, the judged items with grade >= ``rel`` (``num_rel``);
 - ``NumRelRet = |{i <= k : g_i >= rel}|`` (``num_rel_ret``);
 - ``NumNonrelJudgedRet = |{i <= k : 0 <= g_i < rel}|`` (``num_nonrel_judged_ret``).
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import REL, Family
+from ._registry import REL, Family, Param
 from ._tools import cap, count_per_cell, expected_count_in_top
 
 
@@ -35,8 +37,21 @@ def _num_q(j, hits, m) -> np.ndarray:
     return np.ones(j.n_cells)
 
 
+def _ret_rel(m):
+    """NumRet's own ``rel``: None (every retrieved item) unless given."""
+    return dict(m.params)["rel"]
+
+
 def _num_ret(j, hits, m) -> np.ndarray:
+    if _ret_rel(m) is not None:
+        return _num_rel_ret(j, hits, m)
     return np.minimum(j.num_ret, cap(m.cutoff, j.depth)).astype(np.float64)
+
+
+def _num_ret_expected(j, g, m) -> np.ndarray:
+    if _ret_rel(m) is not None:
+        return _num_rel_ret_expected(j, g, m)
+    return _num_ret(j, None, m)
 
 
 def _num_rel(j, hits, m) -> np.ndarray:
@@ -81,11 +96,15 @@ NUM_Q = Family(
 NUM_RET = Family(
     name="NumRet",
     kernel=_num_ret,
-    expected=_unchanged(_num_ret),
+    expected=_num_ret_expected,
+    params={"rel": Param(int, None, "count only the retrieved items with grade >= rel (ir_measures' NumRet(rel=))")},
     aliases=("num_retrieved",),
     trec_name="num_ret",
     aggregate="sum",
-    doc="NumRet: min(|retrieved|, k), summed over queries (trec_eval num_ret; Voorhees & Harman 2005).",
+    doc=(
+        "NumRet: min(|retrieved|, k), summed over queries (trec_eval num_ret; Voorhees & Harman 2005); "
+        "NumRet(rel=r): the retrieved items with grade >= r (ir_measures' spelling of num_rel_ret)."
+    ),
 )
 
 NUM_REL = Family(

@@ -52,8 +52,15 @@ def kernel(j, hits, m) -> np.ndarray:
 
 
 def average(j, hits, m) -> np.ndarray:
-    """The mean of the interpolated precision at the 11 recall levels, per cell."""
-    return interpolated(j, hits, m.rel, LEVELS).mean(axis=0)
+    """The mean of the interpolated precision at the 11 recall levels, per cell.
+
+    Summed as trec_eval's ``11pt_avg`` sums them, from recall 1.0 down to 0.0, then divided
+    by 11, so that the last printed digit is trec_eval's too.
+    """
+    total = np.zeros(j.n_cells)
+    for row in interpolated(j, hits, m.rel, LEVELS)[::-1]:
+        total = total + row
+    return total / len(LEVELS)
 
 
 IPREC = Family(

@@ -65,9 +65,16 @@ def _set_ap(j, x, m):
 
 
 def _set_f(j, x, m):
+    """``(beta + 1) P R / (beta P + R)`` with trec_eval's operations in its order (m_set_F.c), 0 when X = 0.
+
+    The equivalent ``(1 + beta) X / (beta R + n)`` rounds differently: 62/320 = 0.19375 would
+    print 0.1938 where trec_eval prints 0.1937.
+    """
     n, r = _counts(j, m)
     beta = dict(m.params)["beta"]
-    return divide((1.0 + beta) * x, beta * r + n)
+    precision, recall = divide(x, n), divide(x, r)
+    denominator = beta * precision + recall
+    return np.where(x > 0, divide((beta + 1.0) * precision * recall, denominator), 0.0)
 
 
 def _family(name, value, trec_name, doc, *, params=None, linear=True, aliases=()):

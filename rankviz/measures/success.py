@@ -3,7 +3,8 @@
 ``Success@k = 1`` if any item with grade >= ``rel`` is in the top ``k``, else 0
 (Craswell & Hawking, "Overview of the TREC-2002 Web Track", TREC 2002; trec_eval
 ``success``). Only defined at a cutoff: write ``Success@10``. Its mean over queries
-is the hit rate.
+is the hit rate (``HitRate@k``, ``hit_rate@k``). ``Hits@k`` is another measure, ranx's:
+the number of relevant items in the top ``k``.
 
 Under ``ties='expected'``, the tie group straddling ``k`` (``n`` members, ``r``
 relevant, ``t`` of its positions inside the cutoff) misses with probability
@@ -46,7 +47,7 @@ def expected(j, g, m) -> np.ndarray:
 FAMILY = Family(
     name="Success",
     params={"rel": REL},
-    aliases=("hit", "hits", "HitRate", "hit_rate"),
+    aliases=("HitRate", "hit_rate"),  # not "hits": ranx's Hits@k is a count (rankviz.measures.hits)
     trec_name=None,
     trec_cut_name="success_{k}",
     needs_cutoff=True,

@@ -9,10 +9,9 @@ the ipywidgets view over it; :mod:`rankviz.widgets.render` makes its HTML.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import ipywidgets as w
 
+from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from . import render
 from .explorer_model import FAILURE_NOTE, ExplorerModel
@@ -207,6 +206,7 @@ class Explorer(w.VBox):
         self.query.value = str(query_id)
 
 
+@with_eval_options
 def explore(
     run,
     qrels=None,
@@ -217,11 +217,8 @@ def explore(
     k: int | None = None,
     system=None,
     baseline=None,
-    rel: int = 1,
     snippet_length: int = 160,
-    columns: Mapping[str, str] | None = None,
-    order: str | None = None,
-    score_dtype: str | None = None,
+    options: EvalOptions,
 ) -> Explorer:
     """An ipywidgets per-query debugger: worst queries first, their ranked lists and measures.
 
@@ -261,16 +258,8 @@ def explore(
         left): each relevant document that moved is marked with its rank in the other
         list (``▲ from 7``, ``▼ from 1``, ``new``; ``gone`` in the baseline's list).
         The *beside* menu changes it (``(none)``: one list).
-    rel : int, default 1
-        Minimum grade that counts as relevant (RR, AP, P, R, Success and the marked rows).
     snippet_length : int, default 160
         Characters of document text per row.
-    columns : dict, optional
-        Column names by role (``{'doc': 'docno', 'score': 'sim'}``), as for :func:`rankviz.evaluate`.
-    order : {'score', 'rank'}, optional
-        Rank by score (the default when there is one) or by the rank column.
-    score_dtype : {'float64', 'float32'}, optional
-        As for :func:`rankviz.evaluate`.
 
     Returns
     -------
@@ -306,7 +295,7 @@ def explore(
     0.0
     """
     model = ExplorerModel(
-        run, qrels, queries=queries, documents=documents, measure=measure, k=k, rel=rel,
-        snippet_length=snippet_length, columns=columns, order=order, score_dtype=score_dtype,
+        run, qrels, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length,
+        **options.as_keywords(),
     )  # fmt: skip
     return Explorer(model, system=system, baseline=baseline)

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_cutoff, check_int
-from .._core.columns import Columns
 from .._core.frames import as_pandas
+from .._core.options import EvalOptions, with_eval_options
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from ..evaluation import evaluate
 from ..evaluation.pipeline import with_rel
@@ -72,8 +72,10 @@ class ExplorerModel:
 
     Parameters
     ----------
-    run, qrels, queries, documents, measure, k, rel, snippet_length, columns, order, score_dtype
-        As for :func:`explore` (the model has no ``system``: each method takes it).
+    run, qrels, queries, documents, measure, k, snippet_length
+        As for :func:`explore` (the model has no ``system``: each method takes it); and the
+        evaluation options (``rel``, ``depth``, ``ties``, ``judged_only``, ``columns``, ...), which
+        every measure and ranked list it shows follows.
 
     Raises
     ------
@@ -99,6 +101,7 @@ class ExplorerModel:
     True
     """
 
+    @with_eval_options
     def __init__(
         self,
         run,
@@ -108,11 +111,8 @@ class ExplorerModel:
         documents=None,
         measure="RR@k",
         k: int | None = None,
-        rel: int = 1,
         snippet_length: int = 160,
-        columns: Mapping[str, str] | None = None,
-        order: str | None = None,
-        score_dtype: str | None = None,
+        options: EvalOptions,
     ):
         run, qrels = as_pandas(run, "run"), as_pandas(qrels, "qrels")
         if isinstance(run, Mapping) and not isinstance(run, pd.DataFrame):
@@ -123,11 +123,11 @@ class ExplorerModel:
             )
         if len(run) == 0:
             raise InputError("explore: the run is empty (0 rows): there is no query to explore.")
-        self.rel = check_int(rel, "rel", "explore", low=0)
+        self.rel = 1 if options.rel is None else options.rel
         self.snippet_length = check_int(snippet_length, "snippet_length", "explore", low=1)
         order_measure, k = _order_and_k(measure, k)
         self.initial_k = k
-        self.columns = Columns.of(columns, "explore")
+        self.columns = options.columns
         # The model caches measures and row positions: it works on a snapshot, so that sorting or editing the
         # caller's frame in place afterwards cannot pair a query's cached measures with another query's rows.
         # Under copy-on-write (pandas 3) the snapshot is lazy and costs nothing until the caller writes.
@@ -135,8 +135,8 @@ class ExplorerModel:
         qrels = qrels.copy(deep=not _COPY_ON_WRITE) if isinstance(qrels, pd.DataFrame) else qrels
         self._run = run
         self._qrels = qrels
-        given = {"order": order, "score_dtype": score_dtype}
-        self._options = {"columns": self.columns, **{key: v for key, v in given.items() if v is not None}}
+        #: the call's evaluation options (depth, ties, judged_only, ...) as keywords, for evaluate and ranked_list
+        self._options = {key: v for key, v in options.as_keywords().items() if key != "rel"}
         self.order_label = _label(order_measure)
         standard = [_label(m) for m in with_rel([Measure(f, cutoff=cutoff) for f, cutoff in _ORDER_CHOICES], self.rel)]
         #: the choices of the "worst by" menu: "@k" marks a cutoff that follows the k slider
