@@ -10,10 +10,13 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Iterable
+from typing import TypeVar
 
 from .._errors import InputError
 
 __all__ = ["check_cutoff", "check_int", "check_choice", "check_probability", "shown"]
+
+_T = TypeVar("_T")
 
 
 def _is_int(value) -> bool:
@@ -36,7 +39,7 @@ def check_int(value, name: str, caller: str, *, low: int | None = None, allow_no
 def shown(value) -> str:
     """A value as a message shows it: scalars by repr, tables and arrays by their type and size (never whole)."""
     size = getattr(value, "shape", None)
-    if size is not None and getattr(value, "ndim", 0):
+    if size is not None and getattr(value, "ndim", None):
         return f"a {type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(size)}"
     if isinstance(value, (dict, list, tuple, set)) and len(value) > 5:
         return f"a {type(value).__name__} of {len(value)} items"
@@ -55,7 +58,7 @@ def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") ->
     return check_int(k, name, caller, low=1, allow_none=allow_none)
 
 
-def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
+def check_choice(value, name: str, caller: str, choices: Iterable[_T]) -> _T:
     """``value`` must be one of ``choices``; suggest the closest one when it is a near miss."""
     choices = tuple(choices)
     try:

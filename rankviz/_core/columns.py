@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Mapping
+from typing import Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -125,6 +126,14 @@ def is_missing(value) -> bool:
     return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
 
 
+@overload
+def find_column(
+    frame: pd.DataFrame, role: str, given: str | None = None, *, required: Literal[True], what: str
+) -> str: ...
+@overload
+def find_column(
+    frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str
+) -> str | None: ...
 def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str) -> str | None:
     """The column of ``frame`` that plays ``role``: the ``given`` name, else the one alias present.
 
