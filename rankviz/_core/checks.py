@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from .._errors import InputError
 
@@ -23,6 +23,10 @@ def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+@overload
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool) -> int | None: ...
 def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool = False) -> int | None:
     """Return ``value`` as a Python int, or raise naming the parameter and the caller."""
     if value is None and allow_none:
@@ -53,6 +57,10 @@ def _hint(value) -> str:
     return ""
 
 
+@overload
+def check_cutoff(k, caller: str, *, allow_none: Literal[False], name: str = "k") -> int: ...
+@overload
+def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None: ...
 def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
     """A rank cutoff: an int >= 1, or None for the whole list."""
     return check_int(k, name, caller, low=1, allow_none=allow_none)
