@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from typing import cast
 
 import numpy as np
 
@@ -37,7 +38,7 @@ def call_entropy(rng, caller: str) -> tuple[int, ...]:
     if isinstance(rng, np.random.Generator):
         return tuple(int(v) for v in rng.integers(0, 2**63, size=2))
     if rng is None:
-        return (int(np.random.SeedSequence().entropy),)
+        return (cast(int, np.random.SeedSequence().entropy),)  # fresh: an int from the OS
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return (int(rng),)
     raise InputError(
@@ -73,13 +74,13 @@ def resampled_sums(columns: np.ndarray, n_resamples: int, rng: np.random.Generat
     """
     n = columns.shape[0]
     out = np.empty((n_resamples, columns.shape[1]))
-    columns = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
+    contiguous = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
         draws = rng.integers(0, n, size=(b, n))
         draws += (np.arange(b) * n)[:, None]
         counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
-        for j, column in enumerate(columns):
+        for j, column in enumerate(contiguous):
             out[start : start + b, j] = counts @ column
     return out
 
