@@ -143,7 +143,9 @@ def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.expm1(positive * np.log(2.0))
 
 
-def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = "evaluate", with_arrays: bool = False):
+def judge(
+    data, qrels, options: EvalOptions, *, rel_min: float = 1, caller: str = "evaluate", with_arrays: bool = False
+):
     """Build the canonical :class:`Judged` arrays from a run (any input shape) and optional qrels.
 
     ``qrels`` is a long DataFrame or None (closed world). ``options`` is the call's
