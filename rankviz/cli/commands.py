@@ -308,7 +308,7 @@ def _notebooks(args) -> int:
     return 0
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException | str) -> str:
     """An exception as one line: its message, or for an OS error 'file: reason'."""
     if isinstance(exc, OSError) and exc.strerror:
         where = exc.filename if exc.filename is not None else ""
