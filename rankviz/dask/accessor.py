@@ -11,6 +11,7 @@ with the frame bound (same signature, same docstring).
 from __future__ import annotations
 
 import inspect
+from typing import Any, cast
 
 from . import evaluation
 
@@ -25,7 +26,7 @@ def _bound(func, name: str | None = None):
 
     signature = inspect.signature(func)
     params = list(signature.parameters.values())
-    method.__signature__ = signature.replace(
+    cast(Any, method).__signature__ = signature.replace(
         parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params[1:]]
     )
     method.__name__ = name or func.__name__
