@@ -3,11 +3,12 @@
 #   make test        run the test suite (what .ci/run calls)
 # optionally, make lab: open the notebooks in JupyterLab (installs the [lab] extra into .venv)
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
+# make lint: ruff (lint and format check) and mypy, as configured in pyproject.toml (installs the [lint] extra)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks lab test test-fast test-pandas22 bench bench-coverage clean
+.PHONY: notebooks lab lint test test-fast test-pandas22 bench bench-coverage clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +24,13 @@ notebooks: $(VENV)/.installed-notebooks
 # Optional: the notebooks live in JupyterLab (widgets included), on the built-in example.
 lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab notebooks
+
+LINT_PATHS := rankviz tests benchmarks scripts
+
+lint: $(VENV)/.installed-lint
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/mypy
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -53,4 +61,4 @@ bench-coverage: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/coverage.py
 
 clean:
-	rm -rf build .pytest_cache .hypothesis
+	rm -rf build .pytest_cache .hypothesis .mypy_cache .ruff_cache
