@@ -69,7 +69,7 @@ def prepare_bootstrap_distribution(result, *, system=None, measure=None) -> pd.D
     Examples
     --------
     >>> import pandas as pd, rankviz
-    >>> from rankviz.plots.intervals import prepare_bootstrap_distribution
+    >>> from rankviz.plots.resampled import prepare_bootstrap_distribution
     >>> table = pd.DataFrame({"query_id": [f"q{i}" for i in range(40)], "RR@10": [1.0, 0.5, 0.0, 0.25] * 10})
     >>> frame = prepare_bootstrap_distribution(rankviz.stats.bootstrap(table, "RR@10", n_resamples=500, rng=0))
     >>> len(frame), frame.attrs["estimate"]
