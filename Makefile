@@ -5,11 +5,12 @@
 # make lab LAB_ARGS="--no-browser --port 8899" passes flags to jupyter lab (--allow-root is added as root)
 # make docs: the documentation site in site/ (installs the [docs] extra), make dist: the wheel and sdist in dist/
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
+# make lint: ruff (lint and format check) and mypy, as configured in pyproject.toml (installs the [lint] extra)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: notebooks lab docs dist test test-fast test-pandas22 system-packages bench bench-coverage clean
+.PHONY: notebooks lab lint docs dist test test-fast test-pandas22 system-packages bench bench-coverage clean
 
 # What the tests need outside pip: Debian's chromium (the browser test) and pdflatex (the LaTeX export test).
 SYSTEM_PACKAGES := chromium texlive-latex-base texlive-latex-recommended
@@ -63,6 +64,13 @@ system-packages:
 		fi; \
 	fi
 
+LINT_PATHS := rankviz tests benchmarks scripts
+
+lint: $(VENV)/.installed-lint
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/mypy
+
 test: system-packages $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
@@ -92,4 +100,4 @@ bench-coverage: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/coverage.py
 
 clean:
-	rm -rf build site dist .pytest_cache .hypothesis
+	rm -rf build site dist .pytest_cache .hypothesis .mypy_cache .ruff_cache

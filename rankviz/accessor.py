@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+from collections.abc import Callable
+from typing import Any, cast
 
 import pandas as pd
 
@@ -47,7 +49,7 @@ class _LazyMethod:
         return inspect.signature(self.target())
 
     @property
-    def __doc__(self):
+    def __doc__(self):  # type: ignore[override]  # read-only on purpose: the target's docstring, looked up lazily
         return self.target().__doc__
 
     def __call__(self, frame, *args, **kwargs):
@@ -149,7 +151,7 @@ class _RankDescriptor:
 
     def __init__(self, pandas_rank):
         self.pandas_rank = pandas_rank
-        functools.update_wrapper(self, pandas_rank)
+        functools.update_wrapper(cast(Any, self), pandas_rank)  # a descriptor, not a function: its name and doc
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -157,7 +159,8 @@ class _RankDescriptor:
         return RankAccessor(obj)
 
 
-_PANDAS_RANK = None
+#: pandas' own DataFrame.rank (register() finds it again when the descriptor is already installed)
+_PANDAS_RANK: Callable[..., Any] = pd.DataFrame.rank
 
 
 def register() -> None:
@@ -168,7 +171,8 @@ def register() -> None:
         _PANDAS_RANK = current.pandas_rank  # already installed (e.g. by a reload)
     else:
         _PANDAS_RANK = pd.DataFrame.rank
-        pd.DataFrame.rank = _RankDescriptor(_PANDAS_RANK)
+        # replacing a pandas method is the point here
+        pd.DataFrame.rank = _RankDescriptor(_PANDAS_RANK)  # type: ignore[method-assign, misc, assignment]
     if "rankviz" not in pd.DataFrame.__dict__:
         pd.api.extensions.register_dataframe_accessor("rankviz")(RankAccessor)
         # pandas lists a frame's registered accessors in dir() of its GroupBy objects too

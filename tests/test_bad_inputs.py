@@ -186,6 +186,17 @@ def test_huge_grades_are_refused_in_frames_and_dicts():
         rankviz.evaluate(ranked, "RR", {"q1": {"b": 1}})
 
 
+@pytest.mark.parametrize("grade", [math.inf, -math.inf])
+def test_infinite_grades_are_refused_in_lists_and_vectors(grade):
+    # int(inf) raised a raw OverflowError before the grade checks (found by mypy: abs() of the number union)
+    lists = pd.DataFrame({"query_id": ["q1"], "retrieved": [["a", "b"]], "relevant": [{"b": grade}]})
+    with pytest.raises(rankviz.InputError, match=r"grade of doc 'b' .* must be an integer within \+-2\*\*53"):
+        rankviz.evaluate(lists, "RR")
+    vectors = pd.DataFrame({"query_id": ["q1"], "relevance": [[0.0, grade]]})
+    with pytest.raises(rankviz.InputError, match=r"holds -?inf in its relevance vector"):
+        rankviz.evaluate(vectors, "RR")
+
+
 def test_doc_ids_read_as_numbers_warn():
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": [123, 124], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["00123"], "relevance": [1]})

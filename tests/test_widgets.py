@@ -504,6 +504,8 @@ def test_explorers_share_no_state(small):
         ({"system": "C"}, InputError, r"unknown system 'C'; the run has 'A', 'B'"),
         ({"measure": "RR@5", "k": 10}, InputError, r"measure=.RR@5. and k=10 disagree.*measure=.RR@k. with k=10"),
         ({"measure": "MRRR@10"}, InputError, "Unknown measure"),
+        # a real cutoff is not a rank: it was passed on as the slider's k ("'k' parameter ... Got 0.5")
+        ({"measure": "IPrec@0.5"}, InputError, r"measure='IPrec@0\.5' has a cutoff that is not a rank \(0\.5\)"),
         ({"k": 0}, InputError, "'k' parameter of explore"),
         (
             {"queries": pd.DataFrame({"id": ["q1"], "words": ["x"]})},

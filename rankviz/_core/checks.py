@@ -10,16 +10,23 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Iterable
+from typing import Literal, TypeVar, overload
 
 from .._errors import InputError
 
 __all__ = ["check_cutoff", "check_int", "check_rel", "check_choice", "check_probability", "shown"]
+
+_T = TypeVar("_T")
 
 
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+@overload
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool) -> int | None: ...
 def check_int(value, name: str, caller: str, *, low: int | None = None, allow_none: bool = False) -> int | None:
     """Return ``value`` as a Python int, or raise naming the parameter and the caller."""
     if value is None and allow_none:
@@ -34,7 +41,7 @@ def check_int(value, name: str, caller: str, *, low: int | None = None, allow_no
 def shown(value) -> str:
     """A value as a message shows it: scalars by repr, tables and arrays by their type and size (never whole)."""
     size = getattr(value, "shape", None)
-    if size is not None and getattr(value, "ndim", 0):
+    if size is not None and getattr(value, "ndim", None):
         return f"a {type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(size)}"
     if isinstance(value, (dict, list, tuple, set)) and len(value) > 5:
         return f"a {type(value).__name__} of {len(value)} items"
@@ -42,6 +49,10 @@ def shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+@overload
+def check_cutoff(k, caller: str, *, allow_none: Literal[False], name: str = "k") -> int: ...
+@overload
+def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None: ...
 def check_cutoff(k, caller: str, *, allow_none: bool = True, name: str = "k") -> int | None:
     """A rank cutoff: an int >= 1, or None for the whole list."""
     return check_int(k, name, caller, low=1, allow_none=allow_none)
@@ -66,7 +77,7 @@ def check_rel(value, caller: str, *, name: str = "rel") -> int:
     return level
 
 
-def check_choice(value, name: str, caller: str, choices: Iterable) -> object:
+def check_choice(value, name: str, caller: str, choices: Iterable[_T]) -> _T:
     """``value`` must be one of ``choices``; suggest the closest one when it is a near miss."""
     choices = tuple(choices)
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Mapping
+from typing import Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -144,6 +145,14 @@ def _single(columns: list, name: str, role: str, what: str) -> str:
     return name
 
 
+@overload
+def find_column(
+    frame: pd.DataFrame, role: str, given: str | None = None, *, required: Literal[True], what: str
+) -> str: ...
+@overload
+def find_column(
+    frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str
+) -> str | None: ...
 def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, required: bool, what: str) -> str | None:
     """The column of ``frame`` that plays ``role``: the ``given`` name, else the one alias present.
 

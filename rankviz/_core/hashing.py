@@ -263,9 +263,9 @@ def _partitioned_round(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if kept is None:
         bounds = [fill(start) for start in starts]
         kept = [_filter_part(low, order, segments, bounds, q) for q in range(n_parts)]
-    rows = [r for r in kept if len(r)]
+    pieces = [r for r in kept if len(r)]
     sizes = [len(r) for r in kept]
-    rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(pieces).astype(np.int64) if pieces else np.zeros(0, dtype=np.int64)
     return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
@@ -313,7 +313,7 @@ def repeated_candidates(keys: np.ndarray, unit_starts: np.ndarray | None = None)
     n = len(keys)
     if n < 2:
         return np.zeros(0, dtype=np.int64)
-    if units_fit(unit_starts):
+    if unit_starts is not None and units_fit(unit_starts):
         rows = _filter_round(keys, unit_starts, 0, 64)
         units = np.searchsorted(rows, unit_starts)
     else:

@@ -146,7 +146,9 @@ def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.expm1(positive * np.log(2.0))
 
 
-def judge(data, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str = "evaluate", with_arrays: bool = False):
+def judge(
+    data, qrels, options: EvalOptions, *, rel_min: float = 1, caller: str = "evaluate", with_arrays: bool = False
+):
     """Build the canonical :class:`Judged` arrays from a run (any input shape) and optional qrels.
 
     ``qrels`` is a long DataFrame or None (closed world). ``options`` is the call's
@@ -283,7 +285,7 @@ def _evaluated_rows(run: RunArrays, qs: _Queries, consume: bool):
         grade = grade[src] if grade is not None else None
     if sys_codes is None:
         return row_q, row_q, key, grade, src
-    cell = sys_codes.astype(index_type)
+    cell: np.ndarray = sys_codes.astype(index_type)
     cell *= index_type(qs.n)
     cell += row_q
     return cell, row_q, key, grade, src
@@ -382,7 +384,7 @@ def _judge_arrays(
     present = num_ret > 0
     if depth is not None:
         num_ret = np.minimum(num_ret, depth)
-    if closed:
+    if qj is None:  # closed world
         cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, qs.ids, n_q)
     else:
         cell_group = np.tile(np.arange(n_q, dtype=np.int64), qs.n_sys)
@@ -412,7 +414,7 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
     judged doc ids, with no hashing shortcuts."""
     doc_codes, doc_values = encode(pa.array(qj.doc_ids.tolist(), pa.string()))
     n_docs = len(doc_values)
-    judged_q = q_index.get_indexer(qj.query_ids)
+    judged_q = q_index.get_indexer(pd.Index(qj.query_ids))
     judged_key = judged_q.astype(np.int64) * n_docs + doc_codes
     order = np.argsort(judged_key)
     judged_key, judged_grade = judged_key[order], qj.grades[order].astype(np.float64)
@@ -430,7 +432,7 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
 
 def _qrels_groups(qj: QrelsArrays, q_index: pd.Index, n_q: int) -> tuple[np.ndarray, np.ndarray]:
     """Judged grades (>= 0) per query, sorted descending within each query."""
-    group = q_index.get_indexer(qj.query_ids).astype(np.int64)
+    group = q_index.get_indexer(pd.Index(qj.query_ids)).astype(np.int64)
     grades = qj.grades.astype(np.float64)
     ok = grades >= 0
     group, grades = group[ok], grades[ok]

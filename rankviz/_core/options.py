@@ -13,6 +13,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
+from typing import Any, cast
 
 from .._errors import UnknownOptionError
 from .checks import check_choice, check_cutoff, check_rel
@@ -228,7 +229,7 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
                 bound.arguments[key] = as_pandas(value, key)
         return func(*bound.args, **bound.kwargs, options=options)
 
-    wrapper.__signature__ = signature
+    cast(Any, wrapper).__signature__ = signature  # read by inspect.signature (Shift-Tab)
     if func.__doc__:
         wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(exclude)
     return wrapper

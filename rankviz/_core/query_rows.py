@@ -65,7 +65,8 @@ def _list_id(item, column: str, row, role: str):
 
 def _retrieved_ids(frame: pd.DataFrame, column: str) -> tuple[list, np.ndarray]:
     """Every retrieved id in rank order (None where missing) and the list length of each row."""
-    flat, lengths = [], np.zeros(len(frame), dtype=np.int64)
+    flat: list[str | None] = []
+    lengths = np.zeros(len(frame), dtype=np.int64)
     for i, value in enumerate(frame[column]):
         if is_missing(value):
             continue
@@ -83,6 +84,11 @@ def _retrieved_ids(frame: pd.DataFrame, column: str) -> tuple[list, np.ndarray]:
     return flat, lengths
 
 
+def _finite(value: int | np.integer | float | np.floating) -> bool:
+    """Whether a number can go through ``int()``: every integer, a float unless infinite (NaN is missing already)."""
+    return isinstance(value, (int, np.integer)) or bool(np.isfinite(value))
+
+
 def _grade(value, doc: str, column: str, row) -> int:
     if (
         isinstance(value, (bool, np.bool_))
@@ -92,7 +98,7 @@ def _grade(value, doc: str, column: str, row) -> int:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer. Got {value!r}."
         )
-    if not np.isfinite(value) or value != int(value) or abs(value) > MAX_EXACT:
+    if not _finite(value) or value != int(value) or abs(int(value)) > MAX_EXACT:
         raise InputError(
             f"The grade of doc {doc!r} in the {column!r} column of row {row_label(row)} must be an integer within "
             f"+-2**53. Got {value!r}."
@@ -236,7 +242,12 @@ def _vector_grade(item, column: str, row) -> float:
         return np.nan
     if isinstance(item, (bool, np.bool_)):
         return float(item)
-    if isinstance(item, (int, np.integer, float, np.floating)) and item == int(item) and abs(item) <= MAX_EXACT:
+    if (
+        isinstance(item, (int, np.integer, float, np.floating))
+        and _finite(item)
+        and item == int(item)
+        and abs(int(item)) <= MAX_EXACT
+    ):
         return float(item)
     raise InputError(
         f"The {column!r} column of row {row_label(row)} holds {item!r} in its relevance vector; entries must be "
@@ -246,7 +257,8 @@ def _vector_grade(item, column: str, row) -> float:
 
 def _vector_grades(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     """Every grade in rank order (NaN = a missing entry: an unjudged item at that rank) and each row's length."""
-    flat, lengths = [], np.zeros(len(frame), dtype=np.int64)
+    flat: list[float] = []
+    lengths = np.zeros(len(frame), dtype=np.int64)
     for i, value in enumerate(frame[column]):
         if is_missing(value):
             continue

@@ -50,7 +50,7 @@ def judged_keys(qj: QrelsArrays, q_index: pd.Index, copies: int, n_q: int) -> Ju
     """The hashes of the judged pairs, ``copies`` times (salt = copy * n_q + query); None when two of them share a
     hash (long ids alike in every byte read): then the join must go through the doc ids themselves."""
     judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
-    judged_q = q_index.get_indexer(qj.query_ids)
+    judged_q = q_index.get_indexer(pd.Index(qj.query_ids))
     salt = (np.arange(copies, dtype=np.int64)[:, None] * n_q + judged_q[None, :]).ravel()
     judged_key = string_hashes(pa.concat_arrays([judged_docs] * copies), [salt])[0]
     order = np.argsort(judged_key)
@@ -170,12 +170,12 @@ def scan_rows(docs, src, cell: np.ndarray, join_salt: np.ndarray | None, jk: Jud
     if every is not None:
         repeats = [repeated_candidates(every, None)]
         del every
-    repeats = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
+    repeated = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
     if n >= LARGE:  # the hashes and the filters' temporaries, freed: give them back (threads keep their own arenas)
         release_memory()
     empty_rows, empty_keys = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
     return Scan(
         np.concatenate(join_rows) if join_rows else empty_rows,
         np.concatenate(join_keys) if join_keys else empty_keys,
-        repeats,
+        repeated,
     )

@@ -218,7 +218,7 @@ def _relstring_column(run, qrels, options: EvalOptions, n: int, queries) -> dict
 
 def _relstring_slot(measures: list[Measure], rel: int | None) -> int:
     """Where trec_eval prints relstring among ``measures`` (in its table order): before the first measure after it."""
-    rank = {name: i for i, name in enumerate(TREC_ORDER)}
+    rank: dict[str | None, int] = {name: i for i, name in enumerate(TREC_ORDER)}
     for i, m in enumerate(measures):
         if rank.get(_base(_global_rel(m, rel)), len(rank)) > rank["relstring"]:
             return i
@@ -231,7 +231,7 @@ def _per_query_lines(table, measures: list[Measure], queries, strings: dict | No
     lines = []
     for row, qid in enumerate(queries):
         for i, m in enumerate(measures + [None]):
-            if i == slot:
+            if i == slot and strings is not None:  # slot is -1 without strings
                 lines.append(f"{name:<22}\t{qid}\t'{strings.get(qid, '')}'")
             if m is not None and m.declaration.trec_per_query:
                 lines.append(f"{_global_rel(m, rel).trec_name:<22}\t{qid}\t{_number(m, columns[i][row])}")

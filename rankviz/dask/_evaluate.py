@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import warnings
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,9 @@ from .._errors import InputError, UnmatchedIdsWarning
 from ..evaluation.pipeline import SINGLE_SYSTEM, kept_cells, read_judgements
 from ._compute import compute
 from ._partitions import cells_table, evaluate_partition, first_seen
+
+if TYPE_CHECKING:
+    from .._core.judged import Judged
 
 __all__ = ["per_query_table"]
 
@@ -137,7 +141,7 @@ def _reemit(results) -> None:
 
 def _merge_unjudged(results, systems) -> dict:
     keys = list(systems) if systems is not None else [None]
-    merged = {key: [] for key in keys}
+    merged: dict[str | None, list] = {key: [] for key in keys}
     for r in results:
         for key, queries in r.unjudged.items():
             merged.setdefault(key, []).extend(queries)
@@ -153,10 +157,11 @@ def _probe_id(taken) -> str:
 
 def _absent_rows(plan: _Plan, systems, absent: dict, measures, options, caller: str) -> pd.DataFrame:
     """The pandas path's values for judged queries a system never retrieved: a probe run that retrieves nothing for them."""
-    queries = [q for q in plan.qrels_queries if any(q in absent[s] for s in absent)]
-    qrels = resolve_qrels(plan.qrels, options.columns)
+    judged_queries = cast(np.ndarray, plan.qrels_queries)  # set with plan.qrels: this filler is for a run with qrels
+    queries = [q for q in judged_queries if any(q in absent[s] for s in absent)]
+    qrels = resolve_qrels(cast(pd.DataFrame, plan.qrels), options.columns)
     wanted = np.isin(qrels.query_ids, np.asarray(queries, dtype=object))
-    probe = _probe_id(set(plan.qrels_queries))
+    probe = _probe_id(set(judged_queries))
     probe_qrels = pd.DataFrame(
         {
             "query_id": pd.array([*qrels.query_ids[wanted].tolist(), probe], dtype="str"),
@@ -211,7 +216,8 @@ def _empty_cells(plan: _Plan, systems, absent: dict, measures, options, caller: 
     cells = [(s, q) for s in names for q in sorted(absent.get(s, ()))]
     rows = pd.DataFrame({"query_id": pd.array([q for _, q in cells], dtype="str")})
     if systems is not None:
-        rows.insert(0, "system", pd.array([s for s, _ in cells], dtype="str"))
+        # pandas-stubs leaves the string arrays out of insert's values (any ExtensionArray is one)
+        rows.insert(0, "system", pd.array([s for s, _ in cells], dtype="str"))  # type: ignore[arg-type]
     for name in empty.columns:
         rows[name] = np.repeat(empty[name].to_numpy(), len(cells))
     return rows
@@ -228,7 +234,7 @@ def _check_missing(systems, queries, present: dict, missing: str, caller: str) -
         queries=np.asarray(queries, dtype=object),
         systems=None if systems is None else tuple(systems),
     )
-    kept_cells(shape, missing, caller)
+    kept_cells(cast("Judged", shape), missing, caller)  # duck-typed: kept_cells reads only these fields
     return {
         key: tuple(q for q, hit in zip(queries, flags[i * len(queries) : (i + 1) * len(queries)]) if not hit)
         for i, key in enumerate(keys)
@@ -277,7 +283,7 @@ def per_query_table(
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
     if not shuffle:
         _check_cells_whole(table, caller)
-    queries = plan.qrels_queries if plan.qrels is not None else _ordered_unique(q for _, q in seen)
+    queries = plan.qrels_queries if plan.qrels_queries is not None else _ordered_unique(q for _, q in seen)
     missing_from_run = _check_missing(systems, queries, _present(table, systems is not None), options.missing, caller)
     if options.missing == "zero" and any(missing_from_run.values()):
         absent = {k if k is not None else SINGLE_SYSTEM: set(v) for k, v in missing_from_run.items()}

@@ -105,7 +105,7 @@ def runs_from_frames(runs: Mapping, caller: str = "evaluate") -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def judge_run(run, qrels, options: EvalOptions, *, rel_min: int = 1, caller: str, with_arrays: bool = False):
+def judge_run(run, qrels, options: EvalOptions, *, rel_min: float = 1, caller: str, with_arrays: bool = False):
     """The canonical arrays of ``run`` judged by ``qrels`` (see :func:`rankviz._core.judged.judge`)."""
     return judge(
         read_run_input(run), read_judgements(qrels), options, rel_min=rel_min, caller=caller, with_arrays=with_arrays

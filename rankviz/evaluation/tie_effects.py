@@ -166,7 +166,7 @@ def _tie_summary(j: Judged, keep, k, measures, values, tied_rows, straddling, fi
     """One row per system: tie counts, and each measure under every tie mode with its spread."""
     rows = []
     for _, cells in system_cells(j, keep):
-        row = {
+        row: dict[str, float] = {
             "n_queries": len(cells),
             "n_queries_with_ties": int((tied_rows[cells] > 0).sum()),
             "n_tied_rows": int(tied_rows[cells].sum()),

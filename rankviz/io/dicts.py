@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,9 @@ from .._errors import DuplicateError, InputError
 __all__ = ["run_to_dict", "qrels_to_dict", "run_from_dict", "qrels_from_dict"]
 
 
-def run_to_dict(run: pd.DataFrame, *, columns=None) -> dict[str, dict[str, float]]:
+def run_to_dict(
+    run: pd.DataFrame, *, columns=None
+) -> dict[str, dict[str, float]] | dict[str, dict[str, dict[str, float]]]:
     """Convert a long run to ``{query_id: {doc_id: score}}`` (pytrec_eval, ranx, ir_measures).
 
     With a ``system`` column, returns ``{system: {query_id: {doc_id: score}}}``.
@@ -24,16 +27,17 @@ def run_to_dict(run: pd.DataFrame, *, columns=None) -> dict[str, dict[str, float
     """
     cols = resolve_long_run(run, Columns.of(columns, "run_to_dict"), need_doc=True)
     frame = cols.frame
+    doc = cast(str, cols.doc)  # need_doc=True: resolve_long_run raised when there is no doc column
     if cols.score is not None:
         score = pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
     else:
         score = -pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
-    keys = [cols.query, cols.doc] if cols.system is None else [cols.system, cols.query, cols.doc]
+    keys = [cols.query, doc] if cols.system is None else [cols.system, cols.query, doc]
     dup = frame.duplicated(subset=keys)
     if dup.any():
         row = frame.loc[dup].iloc[0]
         raise DuplicateError(
-            f"run_to_dict: the (query, doc) pair ({row[cols.query]!r}, {row[cols.doc]!r}) appears more than once; "
+            f"run_to_dict: the (query, doc) pair ({row[cols.query]!r}, {row[doc]!r}) appears more than once; "
             "a dict can hold one score per pair."
         )
 
@@ -44,7 +48,7 @@ def run_to_dict(run: pd.DataFrame, *, columns=None) -> dict[str, dict[str, float
         return out
 
     qids = frame[cols.query].astype("str").to_numpy(dtype=object)
-    dids = frame[cols.doc].astype("str").to_numpy(dtype=object)
+    dids = frame[doc].astype("str").to_numpy(dtype=object)
     if cols.system is None:
         return nest(qids, dids, score)
     systems = frame[cols.system].astype("str").to_numpy(dtype=object)
@@ -73,7 +77,9 @@ def run_from_dict(run: Mapping[str, Mapping[str, float]], *, system: str | None 
     """
     if not isinstance(run, Mapping):
         raise InputError(f"run_from_dict expects a mapping {{query_id: {{doc_id: score}}}}. Got {type(run).__name__}.")
-    qids, dids, scores = [], [], []
+    qids: list[str] = []
+    dids: list[str] = []
+    scores: list[float] = []
     for qid, docs in run.items():
         if not isinstance(docs, Mapping):
             raise InputError(f"run_from_dict: the value for query {qid!r} must be a mapping {{doc_id: score}}.")
@@ -117,7 +123,7 @@ def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> pd.DataFrame:
         raise InputError(
             f"qrels_from_dict expects a mapping {{query_id: {{doc_id: grade}}}}. Got {type(qrels).__name__}."
         )
-    rows = []
+    rows: list[tuple[str, str, int]] = []
     for q, docs in qrels.items():
         if not isinstance(docs, Mapping):
             raise InputError(f"qrels_from_dict: the value for query {q!r} must be a mapping {{doc_id: grade}}.")

@@ -11,6 +11,7 @@ pandas' ``str``, ``rank`` int64, ``score`` float64 and ``system`` categorical.
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -295,7 +296,7 @@ def read_parquet_run(name: str, path, system: str | None) -> RunParts:
         tags = table.column("system")
         tags = tags if pa.types.is_dictionary(tags.type) else tags.dictionary_encode()
         table = table.drop_columns(["system"]).append_column("tag", tags)
-    return parts_from_table(name, table, system)
+    return cast(RunParts, parts_from_table(name, table, system))  # None only for a None table
 
 
 def write_parquet_run(path, query_ids, doc_ids, rank: np.ndarray, score: np.ndarray, tag: str) -> None:

@@ -209,7 +209,7 @@ def _run_paths(paths) -> list:
     if isinstance(paths, (str, os.PathLike)):
         text = os.fsdecode(paths)
         if _GLOB_CHARACTERS.search(text) and not os.path.exists(text):
-            found = [p for p in sorted(glob.glob(text)) if not os.path.isdir(p)]
+            found: list[str | Path] = [p for p in sorted(glob.glob(text)) if not os.path.isdir(p)]
             if not found:
                 raise FileNotFoundError(f"read_runs: no file matches {text!r} (relative to {os.getcwd()}).")
             return found
@@ -285,7 +285,8 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True, format:
         )
     _check_format(format, "read_runs")
     files = _run_paths(paths)
-    parts, owner = [], {}
+    parts: list[RunParts] = []
+    owner: dict[str, str] = {}
     for path in files:
         name = display_name(path)
         part = _run_parts(path, os.path.basename(name) if system_from == "file" else None, comments, format)
@@ -360,7 +361,9 @@ def read_qrels(
         )
     parsed = read_fast(path, QRELS_COLUMNS)
     if parsed is not None:
-        columns = {c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")}
+        columns: dict[str, pd.Series | np.ndarray] = {
+            c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")
+        }
         columns["relevance"] = parsed.numbers["relevance"]
         return pd.DataFrame(columns, copy=False)
     name, text = read_text(path)

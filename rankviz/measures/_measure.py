@@ -59,7 +59,7 @@ class Measure:
     ----------
     family : str
         The family's name.
-    cutoff : int or None
+    cutoff : int, float or None
     params : tuple of (str, object)
         Every declared parameter with its value (defaults included), in declaration order.
 
@@ -75,11 +75,18 @@ class Measure:
     """
 
     family: str
-    cutoff: int | None
+    cutoff: int | float | None
     params: tuple[tuple[str, Any], ...]
 
     def __init__(
-        self, family: str, cutoff: int | None = None, rel=_UNSET, gain=_UNSET, *, params: Mapping | tuple = (), **kwargs
+        self,
+        family: str,
+        cutoff: int | float | None = None,
+        rel=_UNSET,
+        gain=_UNSET,
+        *,
+        params: Mapping | tuple = (),
+        **kwargs,
     ):
         declaration = get_family(family)
         # P, R and Success without a cutoff exist only as templates (``P @ 5``); evaluating one is refused.

@@ -77,7 +77,7 @@ def parse_measure(measure: str | Measure) -> Measure:
         return trec
     match = _SYNTAX.match(measure)
     family = find_family(match.group("name")) if match else None
-    if family is None:
+    if match is None or family is None:
         raise _unknown(measure, match.group("name") if match else measure.strip())
     params = _params(match.group("params") or "", family, measure)
     cutoff = _cutoff(match.group("k"), family, measure)
@@ -164,7 +164,7 @@ def _trec_cut(text: str) -> Measure | None:
     for sep in (i for i, c in enumerate(text) if c in "_."):
         tail = _TREC_CUT.fullmatch(text, sep)
         family = find_cut_family(text[:sep]) if tail else None
-        if family is not None:
+        if tail is not None and family is not None:
             k = tail.group("k")
             if family.cutoff_type is int and "." in k:
                 continue

@@ -74,6 +74,7 @@ class FrozenMap(Mapping):
     """
 
     __slots__ = ("_items",)
+    _items: tuple[tuple[Any, Any], ...]
 
     def __init__(self, items=()):
         pairs = dict(items).items()

@@ -164,9 +164,9 @@ def prepare_metric_at_k(data, *, measures=("RR", "R", "nDCG"), hue=None) -> pd.D
     return out
 
 
-def _cutoff_columns(frame, skip, templates, caller) -> dict[Measure, list[tuple[int, str]]]:
+def _cutoff_columns(frame, skip, templates, caller) -> dict[Measure, list[tuple[int | float, str]]]:
     """{family: [(k, column)]} of the columns named family@k, checked to cover every template."""
-    found: dict[Measure, list[tuple[int, str]]] = {}
+    found: dict[Measure, list[tuple[int | float, str]]] = {}
     for column in frame.columns:
         if column in skip or not isinstance(column, str):
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from numbers import Real
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,8 @@ from . import style
 from .inputs import check_system, groups, values
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from matplotlib.axes import Axes
 
 __all__ = ["recall_vs_mrr", "prepare_recall_vs_mrr", "draw_recall_vs_mrr", "QUADRANTS"]
@@ -225,7 +227,7 @@ def _split_argument(split, thresholds, caller):
         return split
     try:
         pair = tuple(split)
-        if len(pair) != 2 or not all(isinstance(v, Real) and np.isfinite(v) for v in pair):
+        if len(pair) != 2 or not all(isinstance(v, Real) and np.isfinite(float(v)) for v in pair):
             raise TypeError
     except TypeError:
         raise InputError(
@@ -324,7 +326,9 @@ def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
 
     info = frame.attrs
     palette = style.colors(info["n_colors"])
-    for color, cloud in frame[frame["kind"] == "query"].groupby("color", sort=True):
+    for color, cloud in cast(
+        "Iterable[tuple[int, pd.DataFrame]]", frame[frame["kind"] == "query"].groupby("color", sort=True)
+    ):
         ax.scatter(
             cloud["x"],
             cloud["y"],
@@ -339,8 +343,9 @@ def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
         ax.axhline(info["split"][1], color="0.6", linestyle="--", linewidth=1, zorder=0)
     points = frame[frame["kind"] == "system"]
     handles = []
+    point: Any  # a row of the points table (pandas-stubs types its fields as any scalar)
     for i, point in enumerate(points.itertuples(index=False)):
-        look = {
+        look: dict[str, Any] = {
             "s": 90,
             "color": [palette[int(point.color)]],
             "marker": MARKERS[i % len(MARKERS)],
@@ -362,7 +367,7 @@ def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
             )
         )
     quadrants = frame[frame["kind"] == "quadrant"]
-    blank = {"linestyle": "none", "marker": "none"}
+    blank: dict[str, Any] = {"linestyle": "none", "marker": "none"}
     handles.append(Line2D([], [], label=info["split_text"], color="0.6", linestyle="--"))
     if info["split"] is not None:
         for key, share in zip(quadrants["label"], quadrants["share"]):

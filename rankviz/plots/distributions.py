@@ -6,7 +6,7 @@ them (no matplotlib); :func:`draw_rr_distribution` draws those counts as bars.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,8 @@ from . import style
 from .inputs import groups, hue_column, values
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from matplotlib.axes import Axes
 
 __all__ = ["rr_distribution", "prepare_rr_distribution", "draw_rr_distribution"]
@@ -137,7 +139,9 @@ def prepare_rr_distribution(data, *, k=10, measure=None, stat="percent", hue=Non
         heights = counts / len(part) if stat == "percent" else counts.astype(np.float64)
         shown = len(parts) == 1 and len(labels) <= 25
         texts = [(style.percent(h) if stat == "percent" else f"{int(h)}") if shown else None for h in heights]
-        rows.append(labels.assign(group=label or column, slot=slot, count=counts, height=heights, bar_label=texts))
+        # pandas-stubs refuses a list holding None, which pandas takes as missing labels
+        bars = labels.assign(group=label or column, slot=slot, count=counts, height=heights, bar_label=texts)  # type: ignore[arg-type]
+        rows.append(bars)
     out = pd.concat(rows, ignore_index=True)
     out = out[["group", "slot", "category", "rank_label", "rr_label", "tick", "tail", "count", "height", "bar_label"]]
     if len(parts) == 1:
@@ -212,7 +216,7 @@ def draw_rr_distribution(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     n_categories = int(frame["category"].max()) + 1
     style.grow_figure(ax, width=n_categories * max(0.4, 0.04 * slots + 0.15))
     palette = style.colors(slots)
-    for slot, part in frame.groupby("slot", sort=True):
+    for slot, part in cast("Iterable[tuple[int, pd.DataFrame]]", frame.groupby("slot", sort=True)):
         x = part["category"].to_numpy(dtype=np.float64) + (slot - (slots - 1) / 2) * width
         defaults = {"width": width, "color": palette[slot], "label": part["group"].iloc[0]}
         bars = ax.bar(x, part["height"].to_numpy(), **style.merge(defaults, kwargs))

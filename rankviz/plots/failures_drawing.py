@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -10,6 +10,8 @@ import pandas as pd
 from . import style
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from matplotlib.axes import Axes
 
 __all__ = ["draw_failures"]
@@ -37,7 +39,7 @@ def draw_failures(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     )
     height = 0.75 / slots
     palette = style.colors(info["n_colors"])
-    for slot, part in frame.groupby("slot", sort=True):
+    for slot, part in cast("Iterable[tuple[int, pd.DataFrame]]", frame.groupby("slot", sort=True)):
         y = part["position"].to_numpy(dtype=np.float64) + (slot - (slots - 1) / 2) * height
         bar_values = part["value"].to_numpy()
         color = palette[int(part["color"].iloc[0])]

@@ -320,8 +320,8 @@ def _ci_rows(frame, measures, systems, *, has_system, blocks, sort, baseline) ->
                 }
             )
             position += 1
-        base = part.loc[part["system"] == baseline, "estimate"] if baseline is not None else []
-        if len(base):
+        base = part.loc[part["system"] == baseline, "estimate"] if baseline is not None else None
+        if base is not None and len(base):
             rows.append(
                 {
                     "kind": "baseline",

@@ -253,7 +253,8 @@ def prepare_failures(
         "xlabel": f"{column} per query"
         + (" (1/rank of the first relevant result)" if is_reciprocal_rank(column) else ""),
         "ylabel": "query text" if texts else "query",
-        "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None else None,
+        # hue needs a system column (_chosen_systems)
+        "legend_title": (system_col + style.colour_note(len(systems))) if hue is not None and system_col else None,
         "legend": len(shown) > 1,
         "n_colors": len(systems) if hue is not None else max(_SYSTEM_COLOR, _BASELINE_COLOR) + 1,
         "x_max": 1.25 * max(1.0, high if np.isfinite(high) else 1.0),

@@ -317,6 +317,7 @@ def build_report(
     output = _check_output(output, [qrels, *runs, *([] if topics is None else [topics])])
     names = _read_report_inputs(qrels, runs, topics, measures, depth, quiet)
 
+    heading = title or ("Evaluation report" if len(names) > 1 else f"Evaluation report: {names[0]}")
     params = {
         "QRELS": str(Path(qrels).resolve()),
         "RUNS": [str(Path(p).resolve()) for p in runs],
@@ -327,7 +328,7 @@ def build_report(
         "REL": int(rel),
         "N_RESAMPLES": int(n_resamples),
         "RNG": int(rng),
-        "TITLE": title or ("Evaluation report" if len(names) > 1 else f"Evaluation report: {names[0]}"),
+        "TITLE": heading,
     }
     template = resources.files("rankviz.report").joinpath("templates/report.ipynb").read_text(encoding="utf-8")
     nb = nbformat.reads(template, as_version=4)
@@ -341,6 +342,6 @@ def build_report(
     with tempfile.TemporaryDirectory() as tmp:
         execute_notebook(nb, cwd=tmp, timeout=timeout, quiet=quiet, label="report")
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(notebook_to_html(nb, hide_code=True, title=params["TITLE"]), encoding="utf-8")
+    output.write_text(notebook_to_html(nb, hide_code=True, title=heading), encoding="utf-8")
     _progress(f"wrote {output}", quiet)
     return output

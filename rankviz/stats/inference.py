@@ -9,6 +9,7 @@ that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -93,13 +94,14 @@ def t_test_p(d: np.ndarray) -> float:
 def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
     """Refuse what would silently change a statistic: a (system, query) twice, or a missing or infinite value."""
     frame = table.frame
+    query = cast(str, table.query)  # the statistics resolve their tables with require_query=True
     keys = [c for c in (table.system, table.query) if c is not None]
     repeated = frame.duplicated(keys, keep=False).to_numpy()
     if repeated.any():
         row = frame[repeated].iloc[0]
         who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
         raise InputError(
-            f"{caller}: {who}query {str(row[table.query])!r} has {int((frame[keys] == row[keys]).all(axis=1).sum())} rows "
+            f"{caller}: {who}query {str(row[query])!r} has {int((frame[keys] == row[keys]).all(axis=1).sum())} rows "
             f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
             f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
         )
@@ -110,7 +112,7 @@ def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
             row = frame[bad].iloc[0]
             who = f"system {str(row[table.system])!r}, " if table.system is not None else ""
             raise InputError(
-                f"{caller}: {who}query {str(row[table.query])!r} has no finite value in column {name!r} "
+                f"{caller}: {who}query {str(row[query])!r} has no finite value in column {name!r} "
                 f"({row_label(frame[name][bad].iloc[0])}; {int(bad.sum())} such rows). Statistics need a value for every "
                 "query: evaluate with missing='zero' (trec_eval -c), or drop those queries for every system."
             )

@@ -105,7 +105,8 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: StatsOption
 
 def _group_intervals(wide, queries, members, names, entropy, cfg: StatsOptions) -> list[BootstrapResult]:
     """Intervals of the systems that share one set of queries (sorted), resampled together (paired)."""
-    blocks, layout = [], []
+    blocks: list[np.ndarray] = []
+    layout = []
     for name in members:
         values = wide[name].loc[list(queries)].to_numpy(dtype=np.float64)
         for m_index, measure in enumerate(names):

@@ -282,7 +282,7 @@ def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -
 
 def _corrected(pairs: pd.DataFrame, correction: str | None, alpha: float) -> pd.DataFrame:
     """Add p_corrected (within each measure) and the winner of each significant pair."""
-    adjust = {"holm": holm, "bh": benjamini_hochberg}.get(correction)
+    adjust = None if correction is None else {"holm": holm, "bh": benjamini_hochberg}.get(correction)
     corrected = pairs["p_value"].to_numpy(dtype=np.float64).copy()
     if adjust is not None:
         for measure in pd.unique(pairs["measure"]):

@@ -273,7 +273,8 @@ def compare_of(
     if not others:
         raise InputError(f"compare: there is no system to compare with the baseline {baseline!r}.")
     entropy = cfg.entropy
-    rows, notes, exact_systems = [], [], []
+    rows, exact_systems = [], []
+    notes: list[str] = []
     for name in others:
         part, exact = _compare_one(name, baseline, wide[baseline], wide[name], names, entropy, cfg, test, notes)
         rows.extend(part)

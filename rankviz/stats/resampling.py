@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import math
 import os
+from typing import cast
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def call_entropy(rng, caller: str) -> tuple[int, ...]:
     if isinstance(rng, np.random.Generator):
         return tuple(int(v) for v in rng.integers(0, 2**63, size=2))
     if rng is None:
-        return (int(np.random.SeedSequence().entropy),)
+        return (cast(int, np.random.SeedSequence().entropy),)  # fresh: an int from the OS
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return (int(rng),)
     raise InputError(
@@ -128,13 +129,13 @@ def resampled_sums(
     n = columns.shape[0]
     check_budget(n_resamples, n, columns.shape[1], caller)
     out = np.empty((n_resamples, columns.shape[1]))
-    columns = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
+    contiguous = [np.ascontiguousarray(columns[:, j]) for j in range(columns.shape[1])]
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
         draws = rng.integers(0, n, size=(b, n))
         draws += (np.arange(b) * n)[:, None]
         counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
-        for j, column in enumerate(columns):
+        for j, column in enumerate(contiguous):
             out[start : start + b, j] = counts @ column
     return out
 

@@ -17,7 +17,7 @@ import dataclasses
 import html
 import math
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -87,9 +87,9 @@ class BootstrapResult:
             f"{self.confidence_level:.0%} CI=({low:.4f}, {high:.4f}), standard_error={self.standard_error:.4f}, "
             f"method={self.method!r}, n_queries={self.n_queries}, n_resamples={self.n_resamples}"
         )
-        if self.zero_share is not None:
-            zl, zh = self.zero_share_interval
-            nl, nh = self.nonzero_interval
+        if self.zero_share is not None:  # an RR result: both of its intervals are set too
+            zl, zh = cast(ConfidenceInterval, self.zero_share_interval)
+            nl, nh = cast(ConfidenceInterval, self.nonzero_interval)
             text += (
                 f", zero_share={self.zero_share:.4f} ({zl:.4f}, {zh:.4f}), "
                 f"nonzero_estimate={_fmt(self.nonzero_estimate)} ({nl:.4f}, {nh:.4f})"
@@ -116,14 +116,16 @@ class BootstrapResult:
             "n_queries": self.n_queries,
             "n_resamples": self.n_resamples,
         }
-        if self.zero_share is not None:
+        if self.zero_share is not None:  # an RR result: both of its intervals are set too
+            zero_ci = cast(ConfidenceInterval, self.zero_share_interval)
+            nonzero_ci = cast(ConfidenceInterval, self.nonzero_interval)
             row.update(
                 zero_share=self.zero_share,
-                zero_share_ci_low=self.zero_share_interval.low,
-                zero_share_ci_high=self.zero_share_interval.high,
+                zero_share_ci_low=zero_ci.low,
+                zero_share_ci_high=zero_ci.high,
                 nonzero_estimate=self.nonzero_estimate,
-                nonzero_ci_low=self.nonzero_interval.low,
-                nonzero_ci_high=self.nonzero_interval.high,
+                nonzero_ci_low=nonzero_ci.low,
+                nonzero_ci_high=nonzero_ci.high,
             )
         return row
 

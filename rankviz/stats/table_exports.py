@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -167,7 +168,7 @@ class SignificanceTable:
         ``p_corrected``, ``test``, ``correction``.
         """
         label = dict(zip(self.systems, self.labels))
-        rows = []
+        rows: list[dict[str, Any]] = []
         for s in self.systems:
             for m in self.measures:
                 rows.append(
@@ -181,6 +182,7 @@ class SignificanceTable:
                     }
                 )
         won = self.pairs[self.pairs["significant"]]
+        r: Any  # a row of the pairs table (pandas-stubs types its fields as any scalar)
         for r in won.itertuples(index=False):
             loser = r.other if r.better == r.system else r.system
             rows.append(
@@ -198,7 +200,7 @@ class SignificanceTable:
         frame.insert(3, "mean", [self.means.loc[s, m] for s, m in zip(frame["system"], frame["measure"])])
         for name, source in (("ci_low", self.ci_low), ("ci_high", self.ci_high)):
             frame.insert(
-                frame.columns.get_loc("better_than"),
+                cast(int, frame.columns.get_loc("better_than")),  # unique column names: an int
                 name,
                 np.nan if source is None else [source.loc[s, m] for s, m in zip(frame["system"], frame["measure"])],
             )
@@ -213,12 +215,17 @@ class SignificanceTable:
             raise InputError(
                 "This table has no intervals (it was made with confidence_level=None); call with ci=False."
             )
+        low, high = cast(pd.DataFrame, self.ci_low), cast(pd.DataFrame, self.ci_high)  # set whenever ci (checked above)
         out = {}
         for m in self.measures:
             best = set(self.best(m))
             for s in self.systems:
-                interval = f"[{self.ci_low.loc[s, m]:.{digits}f}, {self.ci_high.loc[s, m]:.{digits}f}]" if ci else ""
-                out[s, m] = (f"{self.means.loc[s, m]:.{digits}f}", self.letters(s, m), s in best, interval)
+                # the frames hold floats (pandas-stubs types a cell as any scalar, bytes included)
+                interval = (
+                    f"[{cast(float, low.loc[s, m]):.{digits}f}, {cast(float, high.loc[s, m]):.{digits}f}]" if ci else ""
+                )
+                mean = cast(float, self.means.loc[s, m])
+                out[s, m] = (f"{mean:.{digits}f}", self.letters(s, m), s in best, interval)
         return out
 
     def description(self, *, ci: bool | None = None) -> str:

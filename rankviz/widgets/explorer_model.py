@@ -49,6 +49,11 @@ def _order_and_k(measure, k) -> tuple[Measure, int]:
     template = isinstance(measure, str) and measure.strip().endswith("@k")  # "at the slider's k"
     order_measure = parse_measure(measure.strip()[:-2] + "@1" if template else measure)
     stated_cutoff = None if template else order_measure.cutoff
+    if stated_cutoff is not None and not isinstance(stated_cutoff, int):
+        raise InputError(
+            f"explore: measure={str(measure)!r} has a cutoff that is not a rank ({stated_cutoff}), and the ordering "
+            "measure's cutoff follows the k slider. Order by a measure with a rank cutoff, e.g. measure='RR@10'."
+        )
     k = check_cutoff(k, "explore", allow_none=True)
     if k is None:
         return order_measure, stated_cutoff or 10
@@ -287,7 +292,7 @@ class ExplorerModel:
     def system_means(self, system, k: int) -> dict[str, float]:
         """The system's mean of each measure of :meth:`display_names` at cutoff ``k``."""
         names = self.display_names(k)
-        return {name: float(value) for name, value in self.per_query(system, k)[names].mean().items()}
+        return {str(name): float(value) for name, value in self.per_query(system, k)[names].mean().items()}
 
     def status(self, system, k: int, order: str | None = None, search: str = "") -> dict:
         """What the explorer lists at cutoff ``k`` and what its numbers cannot see.

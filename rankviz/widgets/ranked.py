@@ -9,6 +9,7 @@ shown last (the measures and the table of one display both read it).
 from __future__ import annotations
 
 import warnings
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -110,10 +111,13 @@ class RankedLists:
             return None
         ids = pd.Series(run[qcol].astype("str").to_numpy(), name="query")
         scol = self._column("system")
+        # (groupby's indices are arrays of row positions; pandas-stubs also allows an Index or a list)
         if scol is None:
-            return {(None, q): rows for q, rows in ids.groupby(ids, sort=False).indices.items()}
+            indices = cast("dict[str, np.ndarray]", ids.groupby(ids, sort=False).indices)
+            return {(None, q): rows for q, rows in indices.items()}
         systems = pd.Series(run[scol].astype("str").to_numpy(), name="system")
-        return dict(pd.DataFrame({"system": systems, "query": ids}).groupby(["system", "query"], sort=False).indices)
+        groups = pd.DataFrame({"system": systems, "query": ids}).groupby(["system", "query"], sort=False)
+        return dict(cast("dict[tuple, np.ndarray]", groups.indices))
 
     def _longest_list(self) -> int:
         if self._rows is not None:
