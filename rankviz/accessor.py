@@ -136,7 +136,7 @@ class PolarsNamespace(_RunMethods):
     >>> import polars as pl, rankviz
     >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
-    >>> run.rankviz.mrr(k=10, qrels=qrels).item()
+    >>> run.rankviz.mrr(k=10, qrels=qrels)
     0.5
     """
 

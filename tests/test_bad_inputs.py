@@ -226,7 +226,7 @@ def test_messages_that_used_to_mislead():
         run.rank.mrr(qrels=qrels, per_query=True)
     # the qrels are the second positional argument (data by position, options by name): the old call is refused
     with pytest.warns(rankviz.UnmatchedIdsWarning):  # no doc of the run is judged: said, whatever the size
-        assert run.rank.mrr(qrels).equals(run.rank.mrr(qrels=qrels))
+        assert run.rank.mrr(qrels) == run.rank.mrr(qrels=qrels)
     with pytest.raises(rankviz.InputError, match=r"Got a pandas\.DataFrame of shape \(500, 3\) instead") as info:
         run.rank.mrr(qrels=qrels, k=qrels)
     assert len(str(info.value)) < 250  # never the whole frame

@@ -116,7 +116,7 @@ def test_column_names_of_real_rag_logs():
     assert got["RR"].tolist() == [0.5, 1.0, 1.0, 0.5]
     for name in ("model", "retriever_name"):
         renamed = rankviz.evaluate(log.rename(columns={"retriever": name}), ["RR"])
-        assert renamed["system"].tolist() == ["bm25", "dense"]
+        assert renamed.index.tolist() == ["bm25", "dense"] and renamed.index.name == "system"
     # 'question' beside a query id column stays the text; two candidate system columns are ambiguous
     with_id = log.assign(query_id=["q1", "q2", "q1", "q2"])
     assert rankviz.evaluate(with_id, ["RR"], per_query=True)["query_id"].tolist() == ["q1", "q2", "q1", "q2"]
@@ -252,7 +252,7 @@ def test_gold_lists_of_several_systems_do_not_lean_on_each_other():
     two = pd.concat([LISTS.assign(system="a"), LISTS.assign(system="b", retrieved=[["y", "z"], ["e"]])])
     alone = rankviz.evaluate(LISTS, ["Bpref", "R@3", "nDCG@3"])
     both = rankviz.evaluate(two, ["Bpref", "R@3", "nDCG@3"])
-    assert both.iloc[0, 1:].tolist() == alone.iloc[0].tolist()  # system a's numbers unmoved by system b
+    assert both.iloc[0].tolist() == alone.iloc[0].tolist()  # system a's numbers unmoved by system b
 
 
 @pytest.mark.parametrize(

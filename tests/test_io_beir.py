@@ -44,7 +44,7 @@ def test_a_beir_folder_reads_into_frames_for_evaluate_and_explore(tmp_path, gz):
 
     assert read_documents(data.documents).loc["003", "text"] == "três"  # ids stay strings: '003'
     run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d2", "d1", "003"], "score": [2.0, 1.0, 1.0]})
-    assert rankviz.mrr(run, qrels=data.qrels, k=10).tolist() == [0.75]
+    assert rankviz.mrr(run, qrels=data.qrels, k=10) == 0.75
     assert rankviz.read_beir(tmp_path, corpus=False).documents is None
 
 

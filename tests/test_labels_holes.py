@@ -72,7 +72,7 @@ def test_each_scenario_is_exactly_evaluate_with_the_holes_added(seed):
     table = labels.bounds(run, qrels, MEASURES, k=4).set_index(["system", "measure"])
     top = int(qrels["relevance"].max())
     for column, grade in (("if_relevant", top), ("if_nonrelevant", 0)):
-        full = rankviz.evaluate(run, MEASURES, _added(qrels, found, grade)).set_index("system")
+        full = rankviz.evaluate(run, MEASURES, _added(qrels, found, grade))
         got = table[column].unstack("measure").loc[full.index, MEASURES]
         assert (got.to_numpy() == full[MEASURES].to_numpy()).all(), column
 
@@ -83,7 +83,7 @@ def test_the_scenarios_on_the_built_in_example():
     found = labels.holes(run, qrels, k=10)
     table = labels.bounds(run, qrels, measures, k=10)
     assert table[["system", "measure"]].value_counts().max() == 1 and len(table) == 4 * len(measures)
-    full = rankviz.evaluate(run, measures, _added(qrels, found, 2)).set_index("system")
+    full = rankviz.evaluate(run, measures, _added(qrels, found, 2))
     got = table.pivot(index="system", columns="measure", values="if_relevant").loc[full.index, measures]
     assert (got.to_numpy() == full[measures].to_numpy()).all()
     assert (table["if_nonrelevant"] == table["value"]).all()  # unjudged already counts as non-relevant
@@ -98,7 +98,7 @@ def test_the_bounds_bound_every_labelling_and_are_reached(seed):
     measures = ["P@3", "P@5", "R@3", "R@5", "RR@3", "RR", "Success@2"]
     table = labels.bounds(run, qrels, measures, k=3).set_index(["system", "measure"])
     values = [
-        rankviz.evaluate(run, measures, _added(qrels, found, list(grades))).set_index("system")
+        rankviz.evaluate(run, measures, _added(qrels, found, list(grades)))
         for grades in itertools.product((0, 2), repeat=len(found))
     ]  # fmt: skip
     stacked = np.stack([v[measures].to_numpy() for v in values])

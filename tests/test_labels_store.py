@@ -83,7 +83,7 @@ def test_evaluation_reads_a_store_as_qrels(path):
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
     store = LabelStore(path)
     store.add("q1", "d2", 1, annotator="a")
-    assert rankviz.mrr(run, qrels=str(path)).item() == 0.5
+    assert rankviz.mrr(run, qrels=str(path)) == 0.5
     assert rankviz.evaluate(run, "RR@10", path)["RR@10"].item() == 0.5
 
 

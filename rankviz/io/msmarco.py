@@ -41,7 +41,7 @@ _SEPARATORS = " \t\v\f\r"
 
 
 def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
-    """Whether the first data line is MS MARCO's ``qid<TAB>pid<TAB>rank``: three TAB-separated fields, an integer last.
+    r"""Whether the first data line is MS MARCO's ``qid<TAB>pid<TAB>rank``: three TAB-separated fields, an integer last.
 
     A TREC run line cut short (``q1 Q0 d1``) has three fields too, but not TABs between them and an integer
     rank: it stays a TREC run, so its error names the TREC fields.

@@ -204,10 +204,10 @@ def _plain_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
 
 def _means(run, measures, qrels, options) -> pd.DataFrame:
     """Means per system (rows indexed by system name, ``"run"`` for a run without systems)."""
-    table = evaluate(run, measures, qrels, **options)
-    if "system" not in table.columns:
-        table.insert(0, "system", "run")
-    return table.set_index(table["system"].astype("str")).drop(columns="system")
+    table = evaluate(run, measures, qrels, **options)  # indexed by system; one run is one unnamed row
+    if table.index.name != "system":
+        table = table.set_axis(pd.Index(["run"] * len(table), name="system", dtype="str"))
+    return table
 
 
 def _recall_extremes(run, measure, qrels, pool: pd.DataFrame, top: int, systems, options, columns) -> tuple[dict, dict]:

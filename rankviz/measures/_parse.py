@@ -141,6 +141,7 @@ def labelled_measures(measures) -> list[tuple[str, Measure]]:
     """
     if isinstance(measures, (str, Measure)) or _ir_measures_name(measures) is not None:
         measures = [measures]
+    _check_measures_argument(measures)
     try:
         items = list(measures)
     except TypeError:
