@@ -9,6 +9,7 @@ draws what comes back with the function of the same name.
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -32,6 +33,46 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["RunPlots"]
+
+
+def _from_plot(plot, measures_of, call: str, artist: str, **defaults):
+    """A :class:`RunPlots` method made from a plot of per-query tables, with that plot's own parameters.
+
+    The method's signature is the plot's (its data replaced by ``qrels``; ``defaults`` where the method
+    must name a measure the plot reads off its table) plus the evaluation options: it evaluates
+    ``measures_of(arguments)`` per query and hands the table and the same arguments to ``plot``, so the
+    two never drift apart. Its ``**kwargs`` are the plot's one matplotlib call's.
+    """
+    own = [
+        p.replace(default=defaults.get(p.name, p.default))
+        for p in inspect.signature(plot).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    name = plot.__name__
+
+    def method(self, qrels=None, *, options: EvalOptions, **kwargs):
+        arguments = {p.name: kwargs.pop(p.name, p.default) for p in own}
+        removed_compare(kwargs, arguments.get("system"), name)
+        drawing = self._drawing(kwargs, name, call, artist)
+        table = self._evaluate(measures_of(arguments), qrels, options)
+        return plot(table, **arguments, **drawing)
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("qrels", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        *own,
+        inspect.Parameter("options", keyword, annotation=EvalOptions),
+        inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+    ]
+    method.__signature__ = inspect.Signature(parameters, return_annotation="Axes")  # type: ignore[attr-defined]
+    method.__name__ = method.__qualname__ = name
+    method.__qualname__ = f"RunPlots.{name}"
+    method.__doc__ = (
+        f"Evaluate what :func:`rankviz.plots.{name}` reads, per query, and draw it: the plot's own parameters, "
+        "the evaluation options, and the plot's matplotlib keywords."
+    )
+    return with_eval_options(method)
 
 
 class RunPlots:
@@ -67,49 +108,21 @@ class RunPlots:
     def _evaluate(self, measures, qrels, options: EvalOptions) -> pd.DataFrame:
         return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options.as_keywords())
 
-    @with_eval_options
-    def rr_distribution(
-        self, qrels=None, *, k=10, measure=None, stat="percent", hue=None, ax=None, options: EvalOptions, **kwargs
-    ) -> Axes:
-        """Evaluate ``RR@k`` per query and plot :func:`rankviz.plots.rr_distribution`."""
-        drawing = self._drawing(kwargs, "rr_distribution", "bar", "patches.Rectangle")
-        table = self._evaluate(measure or f"RR@{k}", qrels, options)
-        return rr_distribution(table, k=k, measure=measure, stat=stat, hue=hue, ax=ax, **drawing)
-
-    @with_eval_options
-    def failures(
-        self,
-        qrels=None,
-        *,
-        measure="RR@10",
-        n=20,
-        system=None,
-        baseline=None,
-        worst_of="system",
-        queries=None,
-        hue=None,
-        zeros="show",
-        ax=None,
-        options: EvalOptions,
-        **kwargs,
-    ) -> Axes:
-        """Evaluate ``measure`` per query and plot :func:`rankviz.plots.failures`."""
-        removed_compare(kwargs, system, "failures")
-        drawing = self._drawing(kwargs, "failures", "barh", "patches.Rectangle")
-        table = self._evaluate(measure, qrels, options)
-        return failures(
-            table,
-            measure=measure,
-            n=n,
-            system=system,
-            baseline=baseline,
-            worst_of=worst_of,
-            queries=queries,
-            hue=hue,
-            zeros=zeros,
-            ax=ax,
-            **drawing,
-        )
+    # plots of per-query tables: each method is the plot, evaluated on the way (its parameters, its defaults)
+    rr_distribution = _from_plot(
+        rr_distribution, lambda a: [a["measure"] or f"RR@{a['k']}"], "bar", "patches.Rectangle"
+    )
+    failures = _from_plot(failures, lambda a: [a["measure"]], "barh", "patches.Rectangle")
+    paired_differences = _from_plot(
+        paired_differences, lambda a: [a["measure"]], "stairs", "patches.StepPatch", measure="RR@10"
+    )
+    recall_vs_mrr = _from_plot(
+        recall_vs_mrr,
+        lambda a: [f"RR@{a['k']}", f"R@{100 if a['recall_k'] is None else a['recall_k']}"],
+        "scatter",
+        "collections.PathCollection",
+        recall_k=100,
+    )
 
     @with_eval_options
     @with_stats_options
@@ -154,15 +167,6 @@ class RunPlots:
         return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
     @with_eval_options
-    def paired_differences(
-        self, qrels=None, *, system=None, baseline=None, measure="RR@10", ax=None, options: EvalOptions, **kwargs
-    ) -> Axes:
-        """Evaluate ``measure`` per query and plot :func:`rankviz.plots.paired_differences` of two systems."""
-        drawing = self._drawing(kwargs, "paired_differences", "stairs", "patches.StepPatch")
-        table = self._evaluate(measure, qrels, options)
-        return paired_differences(table, system=system, baseline=baseline, measure=measure, ax=ax, **drawing)
-
-    @with_eval_options
     def metric_at_k(
         self,
         qrels=None,
@@ -181,28 +185,6 @@ class RunPlots:
         ]
         table = self._evaluate([f @ int(c) for f in families for c in k], qrels, options)
         return metric_at_k(table, measures=families, hue=hue, ax=ax, **drawing)
-
-    @with_eval_options
-    def recall_vs_mrr(
-        self,
-        qrels=None,
-        *,
-        k=10,
-        recall_k=100,
-        per_query=False,
-        split="median",
-        thresholds=None,
-        ax=None,
-        options: EvalOptions,
-        **kwargs,
-    ) -> Axes:
-        """Evaluate ``RR@k`` and ``R@recall_k`` per query and plot :func:`rankviz.plots.recall_vs_mrr`."""
-        drawing = self._drawing(kwargs, "recall_vs_mrr", "scatter", "collections.PathCollection")
-        recall_k = 100 if recall_k is None else recall_k
-        table = self._evaluate([f"RR@{k}", f"R@{recall_k}"], qrels, options)
-        return recall_vs_mrr(
-            table, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds, ax=ax, **drawing
-        )
 
     @with_eval_options
     def failure_causes(
