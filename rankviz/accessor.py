@@ -62,7 +62,7 @@ class _LazyMethod:
 class _RunMethods:
     """The evaluation methods shared by ``df.rank`` (pandas) and ``pl_df.rankviz`` (polars); ``self._frame`` is the run."""
 
-    _frame = None
+    _frame: Any = None  # the run: a pandas or a polars DataFrame
 
     # evaluation: each method is the module function with this frame -----------
     mrr = _delegate(evaluation.mrr)

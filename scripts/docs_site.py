@@ -94,12 +94,16 @@ def cli_page() -> str:
     parts = [
         "# Command line",
         "",
-        ("`pip install rankviz` installs the `rankviz` command (also `python -m rankviz`). This page is "
-        "generated from the parser itself: each section is what `rankviz COMMAND -h` prints."),
+        (
+            "`pip install rankviz` installs the `rankviz` command (also `python -m rankviz`). This page is "
+            "generated from the parser itself: each section is what `rankviz COMMAND -h` prints."
+        ),
         "",
-        ("A bad input never ends in a traceback: an error is one line on stderr, "
-        "`rankviz COMMAND: error: ...`, with exit status 2; a notebook that fails while it runs is one "
-        "line too, with status 1."),
+        (
+            "A bad input never ends in a traceback: an error is one line on stderr, "
+            "`rankviz COMMAND: error: ...`, with exit status 2; a notebook that fails while it runs is one "
+            "line too, with status 1."
+        ),
         "",
         "## rankviz",
         "",
@@ -129,10 +133,12 @@ def gallery_page(notebooks: list[Path]) -> str:
     parts = [
         "# Notebook gallery",
         "",
-        ("Each notebook answers one question on the built-in example (`rankviz.datasets.load_example()`), "
-        "top to bottom, offline. These are the pages `make notebooks` renders: executed, self-contained, "
-        "widgets in their executed state. The sources are in `notebooks/`; `make lab` opens them in "
-        "JupyterLab."),
+        (
+            "Each notebook answers one question on the built-in example (`rankviz.datasets.load_example()`), "
+            "top to bottom, offline. These are the pages `make notebooks` renders: executed, self-contained, "
+            "widgets in their executed state. The sources are in `notebooks/`; `make lab` opens them in "
+            "JupyterLab."
+        ),
         "",
     ]
     for path in notebooks:
@@ -166,9 +172,11 @@ def api_index_page() -> str:
     parts = [
         "# API reference",
         "",
-        ("Every public name: `rankviz.__all__` and the "
-        "public submodules. Data arguments are positional, options keyword-only; every evaluation function "
-        "takes the same evaluation options. Import paths are the ones shown here."),
+        (
+            "Every public name: `rankviz.__all__` and the "
+            "public submodules. Data arguments are positional, options keyword-only; every evaluation function "
+            "takes the same evaluation options. Import paths are the ones shown here."
+        ),
     ]
     for kind, names in groups.items():
         parts += ["", f"## {kind}", "", "| name | summary |", "|---|---|"]
@@ -234,7 +242,9 @@ def on_page_markdown(markdown, page, config, files):
 
 
 # ``:func:`~rankviz.stats.bootstrap``` as rendered from a docstring: the role's text, then the code
-_ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|obj|exc):<code>(?P<tilde>~?)(?P<target>[\w.]+)(?P<call>\(\))?</code>")
+_ROLE = re.compile(
+    r":(?:func|class|mod|meth|attr|data|obj|exc):<code>(?P<tilde>~?)(?P<target>[\w.]+)(?P<call>\(\))?</code>"
+)
 
 
 def on_page_content(html_text, page, config, files):
@@ -368,18 +378,25 @@ class RuntimeSignatures(griffe.Extension):
         signature = getattr(live, "__signature__", None)
         if isinstance(signature, inspect.Signature):
             known = {p.name: p for p in func.parameters}
-            func.parameters = griffe.Parameters(*(known.get(p.name) or _parameter(p) for p in signature.parameters.values()))
+            func.parameters = griffe.Parameters(
+                *(known.get(p.name) or _parameter(p) for p in signature.parameters.values())
+            )
         doc = inspect.getdoc(live)
         if doc and func.docstring is not None and doc != func.docstring.value:
             old = func.docstring
             titles = [f"{m['title']} ({m['rest'].split(',')[0]}):" for m in _OPTIONS_SECTION.finditer(doc)]
             text = _OPTIONS_SECTION.sub("Other Parameters\n----------------", doc)
-            func.docstring = griffe.Docstring(text, lineno=old.lineno, endlineno=old.endlineno, parent=func,
-                                              parser=old.parser, parser_options=old.parser_options)
+            func.docstring = griffe.Docstring(
+                text,
+                lineno=old.lineno,
+                endlineno=old.endlineno,
+                parent=func,
+                parser=old.parser,
+                parser_options=old.parser_options,
+            )
             if titles:  # the parameters of each section, under its own title
                 sections = _options_after_returns(func.docstring.parse(), titles)
                 func.docstring.__dict__["parsed"] = sections  # Docstring.parsed is a cached property
-
 
     def on_class(self, *, cls, loader, **kwargs):
         """A class without ``__init__`` in its source (a ``NamedTuple``) gets the signature Python gives it."""
@@ -395,10 +412,14 @@ class RuntimeSignatures(griffe.Extension):
         kinds = {p.kind for p in signature.parameters.values()}
         if not signature.parameters or kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
             return
-        init = griffe.Function("__init__", parent=cls, parameters=griffe.Parameters(
-            griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword),
-            *(_parameter(p, cls.members.get(p.name)) for p in signature.parameters.values()),
-        ))
+        init = griffe.Function(
+            "__init__",
+            parent=cls,
+            parameters=griffe.Parameters(
+                griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword),
+                *(_parameter(p, cls.members.get(p.name)) for p in signature.parameters.values()),
+            ),
+        )
         cls.set_member("__init__", init)
 
 
@@ -442,7 +463,9 @@ def _parameter(p: inspect.Parameter, attribute=None) -> griffe.Parameter:
         elif not isinstance(annotation, str):
             annotation = inspect.formatannotation(annotation)
     default = None if p.default is inspect.Parameter.empty else repr(p.default)
-    return griffe.Parameter(p.name, annotation=annotation, kind=griffe.ParameterKind(p.kind.description), default=default)
+    return griffe.Parameter(
+        p.name, annotation=annotation, kind=griffe.ParameterKind(p.kind.description), default=default
+    )
 
 
 class ShadowedModules(griffe.Extension):

@@ -80,3 +80,14 @@ def test_an_int_seed_gives_the_intervals_of_the_table_and_of_bootstrap_alike():
     result = rankviz.stats.significance_table(table, "AP", n_resamples=300, rng=4)
     alone = rankviz.stats.bootstrap(table, "AP", n_resamples=300, rng=4).to_frame().set_index("system")
     assert result.ci_low["AP"].tolist() == alone.loc[list(result.systems), "ci_low"].tolist()
+
+
+def test_level_is_the_confidence_level_and_refuses_none():
+    """``StatsOptions.level`` (what the intervals use) is the checked level; without one it refuses, not 0.95."""
+    assert StatsOptions.resolve("x", confidence_level=0.9).level == 0.9
+    none = StatsOptions.resolve("x", confidence_level=None, optional_level=True)
+    assert none.confidence_level is None
+    with pytest.raises(TypeError, match="without a confidence level"):
+        _ = none.level
+    result = rankviz.stats.bootstrap(_table(), "AP", confidence_level=0.9, n_resamples=200, rng=0)
+    assert {r.confidence_level for r in result.results} == {0.9}

@@ -180,9 +180,9 @@ def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, req
         if found:
             return _single(columns, found[0], role, what)
     if required:
-        names = ", ".join(repr(a) for a in ALIASES[role] + FALLBACK_ALIASES.get(role, ()))
+        looked = ", ".join(repr(a) for a in ALIASES[role] + FALLBACK_ALIASES.get(role, ()))
         raise ColumnError(
-            f"The {what} has no {role} column: looked for {names}; its columns are {columns_text(columns)}. "
+            f"The {what} has no {role} column: looked for {looked}; its columns are {columns_text(columns)}. "
             f"Name it with columns={{{role!r}: 'your_column'}}."
         )
     return None

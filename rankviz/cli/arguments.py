@@ -33,8 +33,8 @@ def int_at_least(low: int):
     return lambda text: integer(text, low)
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: its message, or for an OS error 'file: reason'."""
+def one_line(exc: BaseException | str) -> str:
+    """An exception (or a warning's message) as one line: its message, or for an OS error 'file: reason'."""
     if isinstance(exc, OSError) and exc.strerror:
         where = exc.filename if exc.filename is not None else ""
         return f"{where}: {exc.strerror}" if where else exc.strerror

@@ -11,6 +11,7 @@ in ``attrs["rankviz"]["reading"]``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -215,8 +216,8 @@ def _query_row(q, values, roles, lists, relevant, baseline, system, k) -> dict:
     mine = relevant.get(q, frozenset())
     b_top = [d for d in b_list[:k] if d in mine]
     s_top = [d for d in s_list[:k] if d in mine]
-    entered = tuple(sorted(set(s_top) - set(b_top), key=s_rank.get))
-    left = tuple(sorted(set(b_top) - set(s_top), key=b_rank.get))
+    entered = tuple(sorted(set(s_top) - set(b_top), key=s_rank.__getitem__))
+    left = tuple(sorted(set(b_top) - set(s_top), key=b_rank.__getitem__))
     moves = tuple(
         (d, b_rank.get(d), s_rank.get(d))
         for d in sorted(set(b_top) | set(s_top), key=lambda d: (s_rank.get(d) or math.inf, d))
@@ -265,7 +266,7 @@ def _ranked_lists(run, qrels, systems, options: EvalOptions, rel: int, caller: s
     relevant = {q: frozenset(part["doc"]) for q, part in relevant_rows.groupby("query", sort=False)}
     frame = frame[frame["system"].isin(systems)]
     frame = frame.sort_values(["system", "query", "key", "doc"], ascending=[True, True, False, False], kind="mergesort")
-    lists = {s: {} for s in systems}
+    lists: dict[Any, dict[Any, list]] = {s: {} for s in systems}
     for (s, q), part in frame.groupby(["system", "query"], sort=False):
         ids = part["doc"].tolist()
         if options.depth is not None:

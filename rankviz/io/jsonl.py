@@ -137,7 +137,8 @@ def _blocks(stream, size: int):
 # ---------------------------------------------------------------------- the fast path: a block at a time
 
 
-def _ids(column, kind: str) -> pa.ChunkedArray:
+def _ids(column, kind: str | None) -> pa.ChunkedArray:
+    """The ids as large strings; ``kind`` None (not learnt: no value seen) is taken as strings."""
     column = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
     return column.cast(pa.large_string()) if kind == "int" or column.type != pa.large_string() else column
 

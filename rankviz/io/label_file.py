@@ -144,7 +144,7 @@ def connect_read_only(path, *, checking: bool = False) -> sqlite3.Connection:
 def read_rows(connection: sqlite3.Connection) -> pd.DataFrame:
     """Every judgement of a store, in the order they were committed (``id``)."""
     rows = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM judgements ORDER BY id").fetchall()
-    columns = list(zip(*rows)) if rows else [[] for _ in _COLUMNS]
+    columns = list(zip(*rows)) if rows else [() for _ in _COLUMNS]
     frame = pd.DataFrame({name: list(values) for name, values in zip(_COLUMNS, columns)})
     frame["id"] = frame["id"].astype(np.int64)
     frame["grade"] = pd.array(frame["grade"].tolist(), dtype="Int64")
@@ -177,7 +177,7 @@ def _combine(latest: pd.DataFrame, resolve: str) -> pd.DataFrame:
         # round half up: the mean of 1 and 2 is 2, of 0 and 1 is 1
         means = group["grade"].transform(lambda g: np.floor(g.astype(float).mean() + 0.5))
         out = latest.loc[group["id"].idxmax()].copy()
-        out["grade"] = pd.array(means.loc[out.index].astype(np.int64), dtype="Int64")
+        out["grade"] = pd.array(means.loc[out.index].astype(np.int64).to_numpy(), dtype="Int64")
         return out
     counts = latest.assign(n=latest.groupby(["query_id", "doc_id", "grade"], sort=False)["id"].transform("size"))
     # majority: the most frequent grade; a tie goes to the tied grade judged most recently

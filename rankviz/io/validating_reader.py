@@ -40,11 +40,13 @@ from __future__ import annotations
 import bz2
 import dataclasses
 import gzip
+import io
 import lzma
 import os
 import re
 import unicodedata
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +126,7 @@ def read_text(path) -> tuple[str, str]:
     return name, _decode(_decompress(raw, name), name)
 
 
-_STREAMS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+_STREAMS: dict[str, Callable[..., io.BufferedIOBase]] = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 
 
 def open_bytes(path):

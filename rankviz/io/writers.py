@@ -173,7 +173,7 @@ def write_jsonl(run, path, *, qrels=None, queries=None, columns=None) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         for q in sorted(set(lists) | set(gold)):
             docs, scores = lists.get(q, ([], []))
-            record = {"query_id": q, "retrieved": docs, "scores": scores}
+            record: dict[str, object] = {"query_id": q, "retrieved": docs, "scores": scores}
             if qrels is not None and q in gold:
                 record["relevant"] = gold[q]
             if q in texts:

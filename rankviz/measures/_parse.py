@@ -6,6 +6,7 @@ import difflib
 import numbers
 import re
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from .._errors import InputError, UnknownMeasureError
 from ._measure import Measure
@@ -139,8 +140,10 @@ def labelled_measures(measures) -> list[tuple[str, Measure]]:
     >>> labelled_measures(["MRR@10", "RR@10", "MRR@10", "Recall@5"])
     [('MRR@10', RR@10), ('RR@10', RR@10), ('Recall@5', R@5)]
     """
-    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures) is not None:
+    if isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif _ir_measures_name(measures) is not None:
+        measures = [cast("str | Measure", measures)]  # one ir_measures object: parse_measure reads its name
     _check_measures_argument(measures)
     try:
         items = list(measures)
@@ -256,8 +259,10 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     >>> parse_measures(["RR@10", "MRR@10", "recall.100"])
     [RR@10, R@100]
     """
-    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures) is not None:
+    if isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif _ir_measures_name(measures) is not None:
+        measures = [cast("str | Measure", measures)]  # one ir_measures object: parse_measure reads its name
     _check_measures_argument(measures)
     if not isinstance(measures, Iterable):
         measures = [measures]  # one measure object of another library: parse_measure says whether it is known

@@ -101,11 +101,12 @@ def draw_changes(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     m = int(frame["position"].max()) + 1 if len(frame) else 1
     style.grow_figure(ax, width=4.5, height=m * style.LINE_INCHES * 2.0 + 0.3)
     colours = {"up": style.color(style.WIN), "down": style.color(style.LOSS)}
-    for row in frame[frame["doc_id"].notna()].itertuples():
-        y = row.position + row.offset
-        ax.plot([row.before], [y], marker="o", color="0.4", markersize=4, zorder=3)
-        arrow = {"arrowstyle": "-|>", "color": colours[row.direction], "linewidth": 1.5, "shrinkA": 0, "shrinkB": 0}
-        ax.annotate("", xy=(row.after, y), xytext=(row.before, y), **style.merge({"arrowprops": arrow}, kwargs))
+    # records, not itertuples: pandas-stubs types a named tuple's fields as any scalar (str, date, ...)
+    for row in frame[frame["doc_id"].notna()].to_dict("records"):
+        y = row["position"] + row["offset"]
+        ax.plot([row["before"]], [y], marker="o", color="0.4", markersize=4, zorder=3)
+        arrow = {"arrowstyle": "-|>", "color": colours[row["direction"]], "linewidth": 1.5, "shrinkA": 0, "shrinkB": 0}
+        ax.annotate("", xy=(row["after"], y), xytext=(row["before"], y), **style.merge({"arrowprops": arrow}, kwargs))
     labels = frame.drop_duplicates("position").sort_values("position")
     ax.set_yticks(labels["position"].to_numpy(), labels["label"].tolist(), fontsize="small")
     ax.set_ylim(m - 0.5, -0.5)

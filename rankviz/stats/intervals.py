@@ -49,7 +49,7 @@ def _zero_problem(x, nonzero, sums_x, sums_nz, n, cfg: StatsOptions, method_used
         )
     return {
         "zero_share": 1.0 - k / n,
-        "zero_share_interval": wilson_interval(n - k, n, cfg.confidence_level),
+        "zero_share_interval": wilson_interval(n - k, n, cfg.level),
         "nonzero_estimate": nz_hat,
         "nonzero_interval": ConfidenceInterval(nz_low, nz_high),
     }
@@ -69,7 +69,7 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: StatsOption
     elif np.count_nonzero(x) < FEW_NONZERO and np.count_nonzero(x == 0) >= ZERO_HEAVY * n:
         notes.append(
             f"{measure} of {name!r} is non-zero on only {np.count_nonzero(x)} of {n} queries: with so few, no bootstrap "
-            f"interval of the mean holds its {cfg.confidence_level:.0%} coverage (0.67-0.91 measured; see "
+            f"interval of the mean holds its {cfg.level:.0%} coverage (0.67-0.91 measured; see "
             "docs/statistics.md). Report the share of zero queries (its Wilson interval holds) beside the mean, and "
             "evaluate more queries"
         )
@@ -93,7 +93,7 @@ def _one_interval(name, measure, columns, col, sq_col, sums, n, cfg: StatsOption
         estimate=estimate,
         confidence_interval=ConfidenceInterval(low, high),
         standard_error=float(np.std(theta_b, ddof=1)) if cfg.n_resamples > 1 else math.nan,
-        confidence_level=cfg.confidence_level,
+        confidence_level=cfg.level,
         method=used,
         n_queries=n,
         n_resamples=cfg.n_resamples,

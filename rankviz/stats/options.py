@@ -68,6 +68,13 @@ class StatsOptions:
     entropy: tuple[int, ...] = ()
 
     @property
+    def level(self) -> float:
+        """``confidence_level`` where an interval is computed: only a call that computes none leaves it None."""
+        if self.confidence_level is None:  # optional_level callers check it before asking for intervals
+            raise TypeError("statistics options without a confidence level were asked for an interval (a rankviz bug)")
+        return self.confidence_level
+
+    @property
     def alpha(self) -> float:
         """Each tail's probability, ``(1 - confidence_level) / 2``."""
         return (1 - (self.confidence_level or 0.95)) / 2

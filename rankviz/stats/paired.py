@@ -290,7 +290,7 @@ def compare_of(
         test=test,
         correction=correction,
         method=cfg.method,
-        confidence_level=cfg.confidence_level,
+        confidence_level=cfg.level,
         n_resamples=cfg.n_resamples,
         rng=cfg.seed,
         exact_randomization=tuple(exact_systems),

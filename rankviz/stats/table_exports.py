@@ -244,14 +244,14 @@ class SignificanceTable:
             how = test
         if self.test != "tukey":
             how += f", {_CORRECTION_NAMES[self.correction]} correction over the pairs of each measure"
-        ci = (
+        intervals = (
             f"; intervals are {self.confidence_level:.0%} bootstrap intervals"
             if shown and self.confidence_level
             else ""
         )
         return (
             f"Mean over {self.n_queries} queries; superscripts name the systems each one is significantly better "
-            f"than ({how}, alpha = {self.alpha:g}); the best per column is in bold{ci}."
+            f"than ({how}, alpha = {self.alpha:g}); the best per column is in bold{intervals}."
         )
 
     def __repr__(self) -> str:

@@ -101,7 +101,7 @@ class JudgeModel:
             done = self.store.to_qrels(annotator=annotator)
             self._judged = dict(zip(zip(done["query_id"], done["doc_id"]), done["relevance"].astype(int)))
         self._skipped: list[tuple[str, str]] = []
-        self._undo: list[tuple[str, tuple[str, str], object]] = []
+        self._undo: list[tuple[str, tuple[str, str], int | None]] = []
         self._front: tuple[str, str] | None = None
         self.query: str | None = None
         self.system: str | None = None
