@@ -80,8 +80,8 @@ test-fast: $(VENV)/.installed-test
 
 # pandas 2.2 is the oldest pandas rankviz supports (pyproject: pandas>=2.2); pandas 3 is what .venv gets.
 VENV22 := .venv-pandas22
-PANDAS22_TESTS := tests/test_io.py tests/test_conformance_trec_eval.py tests/test_stats.py tests/test_shapes.py \
-	tests/test_errors.py tests/test_api.py tests/test_invariants.py tests/test_pytrec_eval_agreement.py tests/test_bad_files.py
+PANDAS22_TESTS := tests/io/test_trec_files.py tests/conformance/test_trec_eval_expected.py tests/stats/test_intervals_and_paired.py tests/core/test_input_shapes.py \
+	tests/evaluation/test_errors.py tests/evaluation/test_api.py tests/evaluation/test_invariants.py tests/conformance/test_pytrec_eval.py tests/io/test_bad_files.py
 
 $(VENV22)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV22)

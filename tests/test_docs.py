@@ -12,8 +12,7 @@ import matplotlib
 import pytest
 
 import rankviz
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 matplotlib.use("Agg")
 

@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 import rankviz
-
-from .conftest import IN_CI, ROOT
+from tests.conftest import IN_CI, ROOT
 
 SUBMODULES = ("stats", "multiple", "fusion", "plots", "widgets", "datasets")
 

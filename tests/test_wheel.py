@@ -22,8 +22,7 @@ from pathlib import Path
 import pytest
 
 import rankviz
-
-from .conftest import IN_CI, ROOT
+from tests.conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -164,16 +164,7 @@ def judge(
     if len(run.key) >= LARGE:  # what reading the frame's columns freed (glibc keeps freed blocks under 32 MB)
         release_memory()
     # Without with_arrays nobody else sees ``run``: its query codes may become the evaluated rows' query numbers.
-    judged = _judge_arrays(
-        run,
-        qj,
-        rel_min=rel_min,
-        depth=options.depth,
-        duplicates=options.duplicates,
-        caller=caller,
-        consume=not with_arrays,
-        unannotated=options.unannotated,
-    )
+    judged = judge_arrays(run, qj, options, rel_min=rel_min, caller=caller, consume=not with_arrays)
     if options.judged_only:
         judged = condensed(judged)
     return (judged, run) if with_arrays else judged
@@ -328,8 +319,14 @@ def _retrieved_counts(qs: _Queries) -> np.ndarray:
     return num_ret
 
 
-def judge_arrays(run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *, rel_min: int, caller: str) -> Judged:
-    """:func:`judge` for run arrays already read (one query's list, say), under the call's depth and duplicates."""
+def judge_arrays(
+    run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *, rel_min: float, caller: str, consume: bool = False
+) -> Judged:
+    """:func:`judge` for run arrays already read (one query's list, say), under the call's depth and duplicates.
+
+    ``consume=True`` lets the run's query codes become the evaluated rows' query numbers (nobody else
+    sees ``run`` afterwards).
+    """
     return _judge_arrays(
         run,
         qj,
@@ -337,6 +334,7 @@ def judge_arrays(run: RunArrays, qj: QrelsArrays | None, options: EvalOptions, *
         depth=options.depth,
         duplicates=options.duplicates,
         caller=caller,
+        consume=consume,
         unannotated=options.unannotated,
     )
 

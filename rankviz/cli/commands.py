@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: the report's intervals are 95%; a two-sided 95% bootstrap interval needs ceil(2 / 0.05) resamples
-#: (rankviz.stats.options.StatsOptions refuses fewer; tests/test_notebooks_and_cli.py checks that the two agree)
+#: (rankviz.stats.options.StatsOptions refuses fewer; tests/report/test_notebooks_and_cli.py checks that the two agree)
 REPORT_MIN_RESAMPLES = math.ceil(2 / (1 - 0.95) - 1e-9)
 
 

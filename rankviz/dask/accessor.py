@@ -1,6 +1,6 @@
 """``ddf.rankviz`` (and ``ddf.rank``) on Dask DataFrames: the evaluation methods that make sense out of core.
 
-Dask DataFrames have no ``rank`` method (checked by ``tests/test_dask.py``), so
+Dask DataFrames have no ``rank`` method (checked by ``tests/dask/test_dask.py``), so
 ``ddf.rank`` breaks nothing of Dask's API; it does take the place of attribute
 access to a column named ``rank`` (TREC runs have one): use ``ddf["rank"]``, as on
 pandas, where ``df.rank`` was never the column either. Like the pandas accessor it

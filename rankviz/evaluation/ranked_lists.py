@@ -3,7 +3,7 @@
 :func:`ranked_list` reads the run with the pipeline's own readers (:func:`run_arrays`), judges the query's
 rows with the pipeline's own judging (so a duplicate document, an unknown system or a bad option gives
 exactly the error ``mrr`` gives), and orders the rows as trec_eval does (score descending, doc id
-descending in byte order), vectorised. ``tests/test_ranked_lists.py`` checks that the first relevant rank of
+descending in byte order), vectorised. ``tests/evaluation/test_ranked_lists.py`` checks that the first relevant rank of
 every list gives ``evaluate``'s RR per query under every option.
 """
 

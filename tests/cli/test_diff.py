@@ -1,0 +1,165 @@
+"""``rankviz diff``: the CI gate on the TREC-COVID runs, its three formats and its exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+import rankviz
+from rankviz.cli import main
+from rankviz.cli.diff import markdown_escape
+from tests.conftest import shared_path
+
+BASE = "T5R1"
+
+
+@pytest.fixture(scope="module")
+def covid():
+    covid_dir = shared_path("trec_covid_round1")
+    return covid_dir / "qrels-rnd1.txt", covid_dir / "runs" / BASE, covid_dir / "topics.covid-round1.xml"
+
+
+@pytest.fixture(scope="module")
+def shuffled(covid, tmp_path_factory):
+    """The baseline with each query's top 10 scores shuffled among its top 10 documents.
+
+    On 30 queries not every shuffle is a detectable drop (seed 7 leaves nDCG@10 at Holm p = 0.052); seed 1
+    costs T5R1 0.037 nDCG@10 and 0.149 RR@10 (Holm p 0.025 and 0.024), which the gate must catch.
+    """
+    _, run_path, _ = covid
+    run = rankviz.read_run(run_path)
+    rng = np.random.default_rng(1)
+    run = run.sort_values(["query_id", "score"], ascending=[True, False]).reset_index(drop=True)
+    for _, rows in run.groupby("query_id").indices.items():
+        top = rows[:10]
+        run.loc[top, "score"] = rng.permutation(run.loc[top, "score"].to_numpy())
+    path = tmp_path_factory.mktemp("diff") / "shuffled.txt"
+    rankviz.write_run(run.drop(columns="system"), path, tag="shuffled")
+    return path
+
+
+def diff(capsys, *args):
+    code = main(["diff", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_run_against_itself_exits_0(covid, capsys):
+    qrels, run, _ = covid
+    code, out, err = diff(capsys, qrels, run, run)
+    assert code == 0, err
+    assert out.rstrip().endswith("no regression")
+    assert "+0.0000" in out and "REGRESSION" not in out
+
+
+def test_top_10_shuffled_exits_1_and_names_the_measures(covid, shuffled, capsys):
+    qrels, run, topics = covid
+    code, out, err = diff(capsys, qrels, run, shuffled, "--topics", topics)
+    assert code == 1, out + err
+    verdict = out.rstrip().splitlines()[-1]
+    assert verdict.startswith("REGRESSION in ")
+    named = verdict.removeprefix("REGRESSION in ").split(", ")
+    assert {"nDCG@10", "RR@10"} <= set(named)
+    assert "R@100" not in named  # the top 100 hold the same documents: recall cannot move
+    assert "Most hurt queries (nDCG@10)" in out and "coronavirus" in out  # texts from the topics
+
+
+def test_max_drop_fails_a_drop_that_is_not_significant(covid, shuffled, capsys):
+    qrels, run, _ = covid
+    code, out, _ = diff(capsys, qrels, run, shuffled, "-m", "P@5", "--alpha", "1e-9", "--max-drop", "0.01")
+    assert code == 1 and "--max-drop 0.01" in out
+    code, _, _ = diff(capsys, qrels, run, shuffled, "-m", "P@5", "--alpha", "1e-9", "--max-drop", "1")
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["missing-qrels.txt", "{run}", "{run}"],
+        ["{qrels}", "{run}", "no/such/run.txt"],
+        ["{qrels}", "{run}", "{run}", "-m", "NoSuchMeasure@3"],
+        ["{qrels}", "{run}", "{run}", "--alpha", "2"],
+        ["{qrels}", "{run}", "{run}", "--format", "html"],
+        ["{qrels}", "{run}"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(covid, capsys, args):
+    qrels, run, _ = covid
+    code, out, err = diff(capsys, *[a.format(qrels=qrels, run=run) for a in args])
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("rankviz diff: error: ")
+    assert "Traceback" not in err
+
+
+def hostile_inputs(covid, tmp_path):
+    qrels, run_path, _ = covid
+    run = rankviz.read_run(run_path).drop(columns="system")
+    evil = "<script>alert(1)</script>|**bold**_[x](javascript:alert(1))"
+    new = run.copy()
+    new.loc[new["query_id"] == "1", "score"] *= -1  # query 1 reversed: hurt
+    paths = tmp_path / "base.txt", tmp_path / "new.txt", tmp_path / "topics.tsv"
+    rankviz.write_run(run, paths[0], tag=evil)
+    rankviz.write_run(new, paths[1], tag="new|" + evil)
+    paths[2].write_text("1\tcoronavirus | <img src=x onerror=alert(1)> `code` *origin*\n2\tplain text\n")
+    return qrels, paths, evil
+
+
+def test_markdown_is_a_table_and_escapes_hostile_names_and_texts(covid, tmp_path, capsys):
+    qrels, (base, new, topics), evil = hostile_inputs(covid, tmp_path)
+    code, out, err = diff(capsys, qrels, base, new, "--topics", topics, "--format", "markdown", "-m", "nDCG@10", "AP")
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")  # GitHub renders HTML in comments: so do we
+    tokens = md.parse(out)
+    tables = [i for i, t in enumerate(tokens) if t.type == "table_open"]
+    assert len(tables) == 2  # the measures, and the most hurt queries
+    rows = [t for t in tokens[tables[0] :] if t.type == "tr_open"]
+    body_rows = sum(1 for t in tokens[tables[0] : tables[1]] if t.type == "tr_open") - 1
+    assert body_rows == 2 and rows
+    html = md.render(out)
+    assert "<script" not in html and "<img" not in html and "<strong>bold" not in html and "href=" not in html
+    inline = " ".join(t.content for t in tokens if t.type == "inline")
+    rendered_text = " ".join(
+        child.content for t in tokens if t.type == "inline" for child in t.children if child.type == "text"
+    )
+    assert evil in rendered_text  # the name reaches the reader literally
+    assert "<img src=x onerror=alert(1)>" in rendered_text and "`code` *origin*" in rendered_text
+    assert inline  # parsed
+
+
+def test_json_has_the_documented_schema(covid, shuffled, capsys):
+    qrels, run, _ = covid
+    code, out, _ = diff(capsys, qrels, run, shuffled, "--format", "json")
+    doc = json.loads(out)
+    assert doc["schema"] == "rankviz.diff/1" and doc["exit_code"] == code == 1
+    assert [m["measure"] for m in doc["measures"]] == ["nDCG@10", "RR@10", "AP", "R@100"]
+    row = doc["measures"][0]
+    assert set(row) == {
+        "measure", "baseline_mean", "new_mean", "difference", "ci_low", "ci_high", "confidence_level",
+        "p_value", "p_holm", "helped", "hurt", "unchanged", "regression", "reasons",
+    }  # fmt: skip
+    assert row["ci_low"] <= row["difference"] <= row["ci_high"] and row["p_holm"] >= row["p_value"]
+    assert row["helped"] + row["hurt"] + row["unchanged"] == doc["n_queries"] == 30
+    assert doc["regressions"] == [m["measure"] for m in doc["measures"] if m["regression"]]
+    per_query = rankviz.evaluate(
+        {"b": rankviz.read_run(run), "n": rankviz.read_run(shuffled)}, ["nDCG@10"], qrels, per_query=True
+    )
+    means = per_query.groupby("system")["nDCG@10"].mean()
+    assert row["difference"] == pytest.approx(means["n"] - means["b"], abs=1e-12)
+
+
+def test_markdown_escape_backslashes_every_punctuation():
+    assert markdown_escape("a|b\nc") == "a\\|b c"
+    assert markdown_escape("x_y*z") == "x\\_y\\*z"
+
+
+def test_the_console_script_exit_status(covid):
+    qrels, run, _ = covid
+    done = subprocess.run(
+        [sys.executable, "-m", "rankviz", "diff", str(qrels), str(run), str(run)], capture_output=True
+    )
+    assert done.returncode == 0 and b"no regression" in done.stdout
