@@ -14,13 +14,21 @@ What the site needs beyond the Markdown files of ``docs/`` (the hooks):
   which work on a repository browser) are pointed at those pages;
 - Sphinx roles in docstrings (``:func:`rankviz.evaluate```) become links where the target
   has an entry, code otherwise;
-- after the build, every public name (``rankviz.__all__`` and the ``__all__`` of the public
-  submodules) must have an entry in the API reference: a missing one is a warning, so the
-  strict build fails (``tests/test_docs_site.py`` also checks each entry's signature).
+- the API pages follow ``__all__`` at build time, so a new public name never needs a list
+  edited: a page of ``docs/api/`` lists names in the order a reader wants (``::: rankviz.mrr``)
+  and holds a line ``<!-- public names: GROUP -->`` where every other name of
+  ``rankviz.__all__`` of that group goes (:func:`api_group`: errors, warnings, io, measures,
+  results, evaluation); a public submodule (a module of ``dir(rankviz)``) without its page
+  ``docs/api/<name>.md`` gets a generated one, and a page of ``docs/`` missing from
+  ``mkdocs.yml``'s nav is added to it (API pages under "API reference", others under "User guide");
+- a public name (``rankviz.__all__``, the public submodules and their ``__all__``) without a
+  docstring is a warning, so the strict build fails; after the build, every public name must
+  have an entry in the API reference (``tests/test_docs_site.py`` also checks each entry's signature).
 
 What griffe (mkdocstrings' reader of the source) would get wrong (the extensions, at the end):
 ``ModuleDocstrings`` (reStructuredText definition lists, special methods, re-exported classes),
-``RuntimeSignatures`` (the options that ``@with_eval_options`` adds; NamedTuple signatures) and
+``RuntimeSignatures`` (the options that ``@with_eval_options`` and ``@with_stats_options`` add;
+NamedTuple signatures; the Default column from the signature) and
 ``ShadowedModules`` (``rankviz.widgets.playground``, a function named like its module).
 
 Warnings go to a logger under ``mkdocs``, which the strict build counts.
@@ -37,6 +45,7 @@ import json
 import logging
 import os
 import re
+import textwrap
 import typing
 from functools import reduce
 from pathlib import Path
@@ -46,8 +55,52 @@ from mkdocs.structure.files import File
 
 log = logging.getLogger("mkdocs.hooks.rankviz")
 
-#: the public submodules whose ``__all__`` the API reference documents as ``rankviz.<module>.<name>``
-PUBLIC_SUBMODULES = ("stats", "multiple", "fusion", "plots", "widgets", "datasets")
+#: the nav sections that take a page of docs/ missing from mkdocs.yml's nav: API pages, then the others
+NAV_SECTIONS = {"api/": "API reference", "": "User guide"}
+#: the marker of an API page where the names of one group of ``rankviz.__all__`` not listed by hand go
+_MARKER = re.compile(r"^<!-- public names: (?P<group>[\w-]+)(?: \| (?P<heading>#+ .+?))? -->$", re.MULTILINE)
+#: an entry written by hand on an API page
+_ENTRY = re.compile(r"^#* *::: *(?P<name>rankviz[\w.]*) *$", re.MULTILINE)
+
+
+def public_submodules() -> list[str]:
+    """The public submodules: the modules of ``dir(rankviz)`` (its ``__all__`` and the lazily loaded ones)."""
+    rankviz = importlib.import_module("rankviz")
+    return [name for name in dir(rankviz) if inspect.ismodule(getattr(rankviz, name))]
+
+
+def api_group(value) -> str | None:
+    """The group of the API reference a name of ``rankviz.__all__`` belongs to (None: a module, its own page)."""
+    module = getattr(value, "__module__", "") or ""
+    if inspect.ismodule(value):
+        return None
+    if isinstance(value, type) and issubclass(value, Warning):
+        return "warnings"
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return "errors"
+    if module.startswith("rankviz.io"):
+        return "io"
+    if module.startswith("rankviz.measures"):
+        return "measures"
+    return "results" if isinstance(value, type) else "evaluation"
+
+
+def documented_by_submodule(value) -> bool:
+    """A function or value of ``rankviz.__all__`` that a public submodule exports is documented on that page.
+
+    ``rankviz.fuse`` is ``rankviz.fusion.fuse``: one entry, under the submodule. A class is the
+    other way round (``ModuleDocstrings``): documented under its top-level name.
+    """
+    if isinstance(value, type) or inspect.ismodule(value):
+        return False
+    rankviz = importlib.import_module("rankviz")
+    for name in public_submodules():
+        module = getattr(rankviz, name)
+        if any(getattr(module, n, None) is value for n in getattr(module, "__all__", ())):
+            return True
+    return False
+
+
 #: files outside docs/ that get a page of their own: repository path -> page
 OUTSIDE_PAGES = {"benchmarks/RESULTS.md": "benchmarks.md", "CHANGELOG.md": "changelog.md"}
 
@@ -168,7 +221,7 @@ def api_index_page() -> str:
             kind = "Functions"
         groups[kind].append(name)
     modules = set(groups["Modules"])
-    groups["Modules"] += [m for m in PUBLIC_SUBMODULES if m not in modules]
+    groups["Modules"] += [m for m in public_submodules() if m not in modules]
     parts = [
         "# API reference",
         "",
@@ -187,9 +240,86 @@ def api_index_page() -> str:
     return "\n".join(parts) + "\n"
 
 
+def undocumented_names() -> list[str]:
+    """Public names (functions, classes, modules) without a docstring of their own."""
+    missing = []
+    for name, value in public_names().items():
+        if inspect.ismodule(value) or callable(value):
+            doc = value.__doc__ if isinstance(value, type) or inspect.ismodule(value) else inspect.getdoc(value)
+            own = (doc or "").strip()
+            generated = isinstance(value, type) and re.fullmatch(rf"{re.escape(value.__name__)}\([^\n]*\)", own)
+            if not own or generated:  # a dataclass or NamedTuple without one gets "Name(fields)" on one line
+                missing.append(name)
+    return missing
+
+
+#: the state of one build: the groups of rankviz.__all__ that the API pages' markers fill
+_PLACED: dict[str, list[str]] = {}
+
+
+def _api_pages(files, config) -> None:
+    """Generate the pages of public submodules that have none; fill ``_PLACED`` from ``__all__`` and the pages."""
+    rankviz = importlib.import_module("rankviz")
+    pages = {f.src_uri: f for f in files if f.src_uri.startswith("api/") and f.src_uri.endswith(".md")}
+    for module in public_submodules():
+        if f"api/{module}.md" not in pages:
+            text = f"# rankviz.{module}\n\n::: rankviz.{module}\n"
+            files.append(File.generated(config, f"api/{module}.md", content=text))
+            log.info(f"docs/api/{module}.md does not exist: generated (rankviz.{module} is public)")
+    written, markers = set(), set()
+    for file in pages.values():
+        text = file.content_string
+        written |= {m.group("name") for m in _ENTRY.finditer(text)}
+        markers |= {m.group("group") for m in _MARKER.finditer(text)}
+    _PLACED.clear()
+    for name in rankviz.__all__:
+        value = getattr(rankviz, name)
+        group = api_group(value)
+        if group is None or f"rankviz.{name}" in written or documented_by_submodule(value):
+            continue
+        _PLACED.setdefault(group, []).append(name)
+    for group in sorted(set(_PLACED) - markers):
+        log.warning(
+            f"no page of docs/api/ has the line '<!-- public names: {group} -->' where "
+            f"{', '.join(_PLACED[group])} would go: add it to the page of that group"
+        )
+
+
+def _nav_pages(items) -> set[str]:
+    found: set[str] = set()
+    for item in items if isinstance(items, list) else [items]:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            found |= _nav_pages(value)
+        elif isinstance(value, str):
+            found.add(value)
+    return found
+
+
+def _complete_nav(files, config) -> None:
+    """A page of docs/ missing from the nav goes at the end of its section (``NAV_SECTIONS``), titled by MkDocs."""
+    if not config.nav:
+        return
+    listed = _nav_pages(config.nav)
+    for file in files.documentation_pages():
+        if file.src_uri in listed or not file.inclusion.is_in_nav():
+            continue
+        title = next(t for prefix, t in NAV_SECTIONS.items() if file.src_uri.startswith(prefix))
+        section = next((i for i in config.nav if isinstance(i, dict) and title in i), None)
+        if section is None:
+            section = {title: []}
+            config.nav.append(section)
+        section[title].append(file.src_uri)
+        log.info(f"{file.src_uri} is not in mkdocs.yml's nav: listed under '{title}'")
+
+
 def on_files(files, config):
+    missing = undocumented_names()
+    if missing:
+        log.warning(f"public names without a docstring: {', '.join(missing)} (write a numpydoc docstring)")
     files.append(File.generated(config, "cli.md", content=cli_page()))
     files.append(File.generated(config, "api/index.md", content=api_index_page()))
+    _api_pages(files, config)
 
     repository = _repository(config)
     notebooks = sorted((repository / "notebooks").glob("*.ipynb"))
@@ -211,6 +341,7 @@ def on_files(files, config):
             log.warning(f"{source} not found: the page {page} is built from it")
             continue
         files.append(File.generated(config, page, content=path.read_text(encoding="utf-8")))
+    _complete_nav(files, config)
     return files
 
 
@@ -219,8 +350,28 @@ def on_files(files, config):
 _LINK = re.compile(r"\]\((?P<target>[^)\s#]+)(?P<anchor>#[^)\s]*)?\)")
 
 
+def _fill_markers(markdown: str) -> str:
+    """``<!-- public names: GROUP | ## Heading -->``: an entry for each name of the group not listed by hand."""
+
+    def entries(match: re.Match) -> str:
+        names = _PLACED.get(match.group("group"), [])
+        if not names:
+            return ""
+        lines = [match.group("heading"), ""] if match.group("heading") else []
+        for name in names:
+            lines += [f"::: rankviz.{name}", ""]
+        return "\n".join(lines)
+
+    return _MARKER.sub(entries, markdown)
+
+
 def on_page_markdown(markdown, page, config, files):
-    """Point links from docs/ to repository files that have a page (``../benchmarks/RESULTS.md``) at that page."""
+    """Fill the API pages' markers; point links from docs/ to repository files that have a page at that page.
+
+    (``../benchmarks/RESULTS.md``, which works on a repository browser, becomes ``benchmarks.md``.)
+    """
+    if page.file.src_uri.startswith("api/"):
+        markdown = _fill_markers(markdown)
     repository = _repository(config)
     here = (Path(config.docs_dir).resolve() / page.file.src_uri).parent
 
@@ -266,7 +417,7 @@ def public_names() -> dict[str, object]:
     """Dotted names the API reference must document, with their objects: ``rankviz.__all__`` and the submodules'."""
     rankviz = importlib.import_module("rankviz")
     names = {f"rankviz.{name}": getattr(rankviz, name) for name in rankviz.__all__}
-    for module_name in PUBLIC_SUBMODULES:
+    for module_name in public_submodules():
         module = importlib.import_module(f"rankviz.{module_name}")
         names[f"rankviz.{module_name}"] = module
         names.update({f"rankviz.{module_name}.{name}": getattr(module, name) for name in module.__all__})
@@ -366,7 +517,13 @@ class RuntimeSignatures(griffe.Extension):
     one keyword-only parameter per option (``rel``, ``depth``, ...) through ``__signature__`` and
     appends the options to their docstring. Griffe reads the source (and its inspector unwraps the
     decorator), so it would show ``options: EvalOptions``; this extension takes the parameters and
-    the docstring from the live object instead, and shows the options as their own parameter table.
+    the docstring from the live object instead, and shows the options as their own parameter table
+    (``@with_stats_options`` does the same with ``stats_options: StatsOptions`` and its
+    "Statistics options" section).
+
+    The Default column of a parameters table is the signature's default: griffe's numpydoc
+    reader gives every name of ``test, correction, alpha`` the first one's default and type, and
+    a parameter typed ``{'a', 'b'}`` the first choice.
     """
 
     def on_function(self, *, func, loader, **kwargs):
@@ -381,7 +538,13 @@ class RuntimeSignatures(griffe.Extension):
             func.parameters = griffe.Parameters(
                 *(known.get(p.name) or _parameter(p) for p in signature.parameters.values())
             )
-        doc = inspect.getdoc(live)
+        self._options_docstring(func, live)
+        if func.docstring is not None:
+            _signature_defaults(func)
+
+    @staticmethod
+    def _options_docstring(func, live) -> None:
+        doc = _decorated_doc(live)
         if doc and func.docstring is not None and doc != func.docstring.value:
             old = func.docstring
             titles = [f"{m['title']} ({m['rest'].split(',')[0]}):" for m in _OPTIONS_SECTION.finditer(doc)]
@@ -423,14 +586,67 @@ class RuntimeSignatures(griffe.Extension):
         cls.set_member("__init__", init)
 
 
+def _decorated_doc(live) -> str | None:
+    """The live docstring, as ``inspect.getdoc`` cleans it, but with the appended options sections dedented apart.
+
+    A decorator appends its options (indented by 4) to the function's own docstring (indented by 8
+    in a class): cleaned together, the function's paragraphs would keep 4 spaces and read as code.
+    """
+    doc = inspect.getdoc(live)
+    own = inspect.unwrap(live).__doc__
+    raw = live.__doc__
+    if not (doc and own and raw and raw.startswith(own.rstrip())) or raw == own:
+        return doc
+    appended = raw[len(own.rstrip()) :]
+    return inspect.cleandoc(own) + "\n\n" + textwrap.dedent(appended).strip("\n") + "\n"
+
+
+def _signature_defaults(func) -> None:
+    """Defaults and types griffe's numpydoc reader guessed wrong, from the signature.
+
+    Every name of a group (``test, correction, alpha``) gets the first one's default (and its type
+    when the docstring gives none); ``{'a', 'b'}`` gets its first choice as default. An explicit
+    ``default X`` of the docstring is kept (``default 64 MiB`` reads better than ``67108864``).
+    """
+    parameters = {p.name: p for p in func.parameters}
+    annotations = {id(p.annotation) for p in func.parameters if p.annotation is not None}
+    for section in func.docstring.parsed:
+        if section.kind not in (griffe.DocstringSectionKind.parameters, griffe.DocstringSectionKind.other_parameters):
+            continue
+        items = section.value
+        for i, item in enumerate(items):
+            parameter = parameters.get(item.name)
+            if parameter is None:
+                continue
+            grouped = any(
+                0 <= j < len(items) and items[j].description is item.description and item.description
+                for j in (i - 1, i + 1)
+            )
+            first_choice = item.value is not None and item.value == _first_choice(item.annotation)
+            if grouped or (first_choice and parameter.default is not None):
+                item.value = parameter.default
+            if grouped and id(item.annotation) in annotations and item.annotation is not parameter.annotation:
+                item.annotation = parameter.annotation
+
+
+def _first_choice(annotation) -> str | None:
+    """``'a'`` for the type ``{'a', 'b'}`` (griffe reads it as a tuple expression, or leaves a string)."""
+    elements = getattr(annotation, "elements", None)
+    if elements:
+        return str(elements[0])
+    return annotation.split(", ", 1)[0] if isinstance(annotation, str) else None
+
+
 def _options_after_returns(sections: list, titles: list[str]) -> list:
-    """The options sections under their own titles, after Parameters and Returns (not after the examples)."""
+    """The options sections under their own titles, after Parameters and Returns (not after the examples).
+
+    Each is a parameters table (with the Default column, which an Other Parameters table lacks).
+    """
     kinds = griffe.DocstringSectionKind
     options = [s for s in sections if s.kind is kinds.other_parameters]
     rest = [s for s in sections if s.kind is not kinds.other_parameters]
     if len(options) == len(titles):  # else a docstring of its own has an Other Parameters section: keep that name
-        for section, title in zip(options, titles):
-            section.title = title
+        options = [griffe.DocstringSectionParameters(s.value, title=t) for s, t in zip(options, titles)]
     lead = [i for i, s in enumerate(rest) if s.kind in (kinds.text, kinds.parameters, kinds.returns)]
     at = 0
     for i in lead:  # the first run of text, parameters and returns

@@ -26,7 +26,8 @@ import pytest
 import rankviz
 from tests.conftest import IN_CI, ROOT
 
-SUBMODULES = ("stats", "multiple", "fusion", "plots", "widgets", "datasets")
+#: the public submodules: every module of dir(rankviz) (__all__ and the ones loaded on first use)
+SUBMODULES = tuple(n for n in dir(rankviz) if inspect.ismodule(getattr(rankviz, n)))
 
 
 def _unavailable(reason: str) -> None:
@@ -127,9 +128,61 @@ def test_every_public_name_has_an_entry_with_its_signature(site):
                 unsigned.append(name)
     assert not missing, f"public names without an API entry: {missing}"
     assert not unsigned, f"API entries without a signature: {unsigned}"
-    assert all(f"rankviz.{n}" in entries for n in rankviz.__all__ if n != "fuse"), (
-        "top-level names have their own anchors"
+    assert {"labels", "report", "plots", "stats"} <= set(SUBMODULES)
+    shared = {n for n in rankviz.__all__ if _submodule_function(getattr(rankviz, n))}
+    assert {"fuse", "failure_slices"} <= shared
+    own = [n for n in rankviz.__all__ if n not in shared and f"rankviz.{n}" not in entries]
+    assert not own, f"top-level names without their own anchor: {own}"
+    assert "rankviz.fuse" not in entries and "rankviz.fusion.fuse" in entries  # one entry, not two
+
+
+def _submodule_function(value) -> bool:
+    """A function (not a class) of rankviz.__all__ that a public submodule exports: documented there."""
+    if isinstance(value, type) or inspect.ismodule(value):
+        return False
+    return any(
+        getattr(getattr(rankviz, sub), n, None) is value for sub in SUBMODULES for n in getattr(rankviz, sub).__all__
     )
+
+
+@pytest.mark.slow
+def test_options_sections_are_parameter_tables_with_the_signatures_defaults(site):
+    """Both decorators' options render as parameter tables; a grouped ``test, correction, alpha`` keeps each default.
+
+    griffe's numpydoc reader gives every name of a group the first one's default and type; the
+    hook takes them from the signature. A method's own paragraphs stay text, not code blocks.
+    """
+    entries = _entries(site[0])
+
+    def rows(name: str, title: str) -> dict[str, list[str]]:
+        text = entries[name]
+        start = text.index(f'<span class="doc-section-title">{title}</span>')
+        table = text[start : text.index("</table>", start)]
+        found = {}
+        for row in re.findall(r'<tr class="doc-section-item">(.*?)</tr>', table, flags=re.DOTALL):
+            cells = [
+                " ".join(html.unescape(re.sub(r"<[^>]+>", "", c)).split())
+                for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.DOTALL)
+            ]
+            found[cells[0]] = cells
+        return found
+
+    for name in ("rankviz.stats.bootstrap", "rankviz.bootstrap", "rankviz.multiple.significance_table"):
+        stats_rows = rows(name, "Statistics options (keyword-only):")
+        assert {"n_resamples", "rng", "batch"} <= set(stats_rows), name
+    assert {"rel", "depth"} <= set(rows("rankviz.bootstrap", "Evaluation options (keyword-only):"))
+    table = rows("rankviz.table", "Parameters:")
+    assert (table["correction"][-1], table["alpha"][-1]) == ("'auto'", "0.05")
+    assert table["alpha"][1] == "float"
+    significance = rows("rankviz.multiple.significance_table", "Parameters:")
+    assert (significance["correction"][-1], significance["alpha"][-1]) == ("'auto'", "0.05")
+    method = entries["rankviz.plots.RunPlots.bootstrap_distribution"]
+    outside_code = re.sub(r"<pre>.*?</pre>", "", method, flags=re.DOTALL)  # the signature, code blocks
+    assert "resamples depend only on" in outside_code, "the method's own paragraph became a code block"
+    assert "``rng``" not in html.unescape(method)
+    compare = rows("rankviz.compare", "Evaluation options (keyword-only):")
+    assert compare["order"][-1] == "None"  # {'score', 'rank'}, optional: not its first choice
+    assert rows("rankviz.compare", "Statistics options (keyword-only):")["method"][-1] == "'t'"
 
 
 @pytest.mark.slow
@@ -184,38 +237,107 @@ def test_site_works_from_disk_and_fetches_nothing(site):
         assert "@import url(http" not in css.read_text(encoding="utf-8"), css
 
 
-@pytest.mark.slow
-def test_broken_reference_or_undocumented_name_fails_the_build(notebooks_html, tmp_path):
-    """The strictness is real: a copy of the docs with a broken link and one API entry removed does not build."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import Abort
-
+def _docs_copy(tmp_path: Path) -> Path:
+    """A copy of what the site is built from (docs/, the pages from outside it, the notebooks)."""
     repository = tmp_path / "repo"
     shutil.copytree(ROOT / "docs", repository / "docs")
     for name in ("CHANGELOG.md", "README.md"):
         shutil.copy(ROOT / name, repository / name)
     shutil.copytree(ROOT / "benchmarks", repository / "benchmarks", ignore=shutil.ignore_patterns("_data"))
     shutil.copytree(ROOT / "notebooks", repository / "notebooks")
-    api = repository / "docs" / "api" / "evaluation.md"
-    api.write_text(api.read_text().replace("::: rankviz.mrr\n", ""))
-    guide = repository / "docs" / "guide" / "long-runs.md"
-    guide.write_text(guide.read_text() + "\nSee [nowhere](no-such-page.md).\n")
-    config = load_config(str(ROOT / "mkdocs.yml"), docs_dir=str(repository / "docs"), site_dir=str(tmp_path / "site"))
-    os.environ["RANKVIZ_NOTEBOOKS_HTML"] = str(notebooks_html)
-    messages = []
+    return repository
+
+
+def _edit(path: Path, old: str, new: str = "") -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _build_copy(repository: Path, site_dir: Path, notebooks_html: Path, monkeypatch, messages: list, nav_without=()):
+    """Build the copy in this process (so monkeypatched objects are what the hooks see), logging into ``messages``."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"), docs_dir=str(repository / "docs"), site_dir=str(site_dir))
+    for page in nav_without:  # as if mkdocs.yml's nav had forgotten it
+        config.nav = _without(config.nav, page)
+    monkeypatch.setenv("RANKVIZ_NOTEBOOKS_HTML", str(notebooks_html))
     handler = _ListHandler(messages)
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        with pytest.raises(Abort, match="strict mode"):
-            build(config)
+        build(config)
     finally:
         logger.removeHandler(handler)
-        del os.environ["RANKVIZ_NOTEBOOKS_HTML"]
+
+
+def _without(items, page):
+    kept = []
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            kept.append({next(iter(item)): _without(value, page)})
+        elif value != page:
+            kept.append(item)
+    return kept
+
+
+@pytest.mark.slow
+def test_broken_reference_or_undocumented_name_fails_the_build(notebooks_html, tmp_path, monkeypatch):
+    """The strictness is real: a broken link, a public name without a docstring and a page that
+    shows no entry (``::: rankviz.stats`` removed) each make the strict build fail, named."""
+    from mkdocs.exceptions import Abort
+
+    repository = _docs_copy(tmp_path)
+    guide = repository / "docs" / "guide" / "long-runs.md"
+    guide.write_text(guide.read_text(encoding="utf-8") + "\nSee [nowhere](no-such-page.md).\n", encoding="utf-8")
+    _edit(repository / "docs" / "api" / "stats.md", "::: rankviz.stats\n")
+    monkeypatch.setattr(rankviz.ranked_list, "__doc__", None)
+    messages: list[str] = []
+    with pytest.raises(Abort, match="strict mode"):
+        _build_copy(repository, tmp_path / "site", notebooks_html, monkeypatch, messages)
     text = "\n".join(messages)
     assert "no-such-page.md" in text
-    assert "rankviz.mrr" in text and "without an entry" in text
+    assert re.search(r"without a docstring: rankviz\.ranked_list\b", text), text
+    assert re.search(r"without an entry.*rankviz\.stats\.bootstrap\b", text), text
+
+
+@pytest.mark.slow
+def test_names_and_pages_nobody_listed_still_get_an_entry(notebooks_html, tmp_path, monkeypatch):
+    """The API pages follow ``__all__``: names left out of docs/api/*.md, a public submodule without
+    its page and a page left out of the nav are all in the site, and the strict build passes."""
+    repository = _docs_copy(tmp_path)
+    api = repository / "docs" / "api"
+    _edit(api / "evaluation.md", "::: rankviz.mrr\n")
+    _edit(api / "io.md", "::: rankviz.read_beir\n")
+    _edit(api / "errors.md", "::: rankviz.QueryIdWarning\n")
+    _edit(api / "errors.md", "::: rankviz.TrecFormatError\n")
+    (api / "labels.md").unlink()
+    site_dir = tmp_path / "site"
+    messages: list[str] = []
+    _build_copy(repository, site_dir, notebooks_html, monkeypatch, messages, nav_without=("formats.md",))
+    assert not messages, messages  # the handler keeps warnings: none, or build() would have aborted
+    entries = _entries(site_dir)
+    for name in (
+        "rankviz.mrr",
+        "rankviz.read_beir",
+        "rankviz.QueryIdWarning",
+        "rankviz.TrecFormatError",
+        "rankviz.labels",
+        "rankviz.labels.holes",
+    ):
+        assert name in entries, name
+    errors = (site_dir / "api" / "errors.html").read_text(encoding="utf-8")
+    assert (
+        errors.index('id="rankviz.TrecFormatError"')
+        < errors.index('<h2 id="warnings"')
+        < errors.index('id="rankviz.QueryIdWarning"')
+    )
+    evaluation = (site_dir / "api" / "evaluation.html").read_text(encoding="utf-8")
+    assert "More evaluation functions" in evaluation
+    assert (site_dir / "formats.html").is_file()
+    assert 'href="formats.html"' in (site_dir / "index.html").read_text(encoding="utf-8")  # in the nav again
 
 
 class _ListHandler(logging.Handler):

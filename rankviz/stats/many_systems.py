@@ -317,12 +317,13 @@ def all_pairs(
         Measure columns (default: all numeric ones).
     test : {'tukey', 'randomization', 't', 'wilcoxon'}, default 'tukey'
         The randomized Tukey HSD over all systems jointly, or a paired test per pair.
+        ``n_resamples`` counts the permutations (Tukey) or the sign flips
+        (randomization), per family or per pair.
     correction : {'auto', 'holm', 'bh', None}, default 'auto'
         Over the pairs of each measure: 'auto' is Holm for a pairwise test and
         nothing for Tukey's HSD (which controls the family-wise error itself).
     alpha : float, default 0.05
         A pair is significant when its corrected p-value is below ``alpha``.
-    (``n_resamples``: permutations (Tukey) or sign flips (randomization) per pair or family.)
 
     Returns
     -------
@@ -398,17 +399,21 @@ def significance_table(
 ) -> SignificanceTable:
     """The systems x measures table of means, with the systems each one is significantly better than.
 
+    ``confidence_level`` adds bootstrap intervals of each mean (:func:`rankviz.stats.bootstrap`, with
+    ``method`` and the same seed); ``confidence_level=None`` leaves them out.
+
     Parameters
     ----------
     table : DataFrame
         A per-query table with a ``system`` column (every system on the same queries).
     measures : str or list, optional
         Measure columns, in the order of the table's columns (default: all).
-    test, correction, alpha
+    test : {'tukey', 'randomization', 't', 'wilcoxon'}, default 'tukey'
         See :func:`all_pairs`.
-
-    ``confidence_level`` adds bootstrap intervals of each mean (:func:`rankviz.stats.bootstrap`, with
-    ``method`` and the same seed); ``confidence_level=None`` leaves them out.
+    correction : {'auto', 'holm', 'bh', None}, default 'auto'
+        See :func:`all_pairs`.
+    alpha : float, default 0.05
+        See :func:`all_pairs`.
     system_order : list of str, optional
         The rows' order, every system once (a baseline first, say); it decides the
         letters a, b, c, ... Default: see Returns.
