@@ -53,7 +53,7 @@ from .._core.columns import columns_text, find_column
 from .._core.options import EvalOptions
 from .._core.per_query import query_texts
 from .._errors import ColumnError, InputError
-from ..measures import Measure
+from ..measures import Measure, parse_measures
 from ..measures import dispatch as kernels
 from ..stats.failure_causes import MAX_LEVELS
 from ..stats.segments import Slices, bootstrap_by_of, compare_by_of
@@ -338,6 +338,7 @@ def evaluate_sliced(run, measures, qrels, *, by, queries, per_query: bool, optio
 
 def bootstrap_sliced(run, measures, qrels, *, by, queries, options: EvalOptions, stats_options) -> Slices:
     """``bootstrap(..., by=)``: per-segment intervals (:func:`rankviz.stats.segments.bootstrap_by_of`)."""
+    measures = with_rel(parse_measures(measures), options.rel)
     table, names = segmented_table(run, measures, qrels, by=by, queries=queries, options=options, caller="bootstrap")
     return bootstrap_by_of(table, [m.name for m in measures], names, stats_options)
 
