@@ -6,6 +6,7 @@ import ast
 import inspect
 import subprocess
 import sys
+import warnings
 from functools import cache
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from matplotlib.patches import Rectangle, StepPatch
 
 import rankviz
 import rankviz.plots as rp
-from rankviz import ColumnError, InputError
+from rankviz import ColumnError, DegenerateDataWarning, InputError
 from rankviz.datasets import load_example
 from rankviz.plots.curves import prepare_metric_at_k
 from rankviz.plots.diagnosis import prepare_recall_vs_mrr
@@ -51,6 +52,7 @@ PLOT_MODULES = [
     "namespace",
     "failure_causes",
     "changes",
+    "slices",
 ]
 
 
@@ -83,6 +85,14 @@ def _changes():
 def _slices():
     table, queries = _example()[3], _example()[2]
     return rankviz.failure_slices(table, system="bm25", measure="RR@10", queries=queries)
+
+
+@cache
+def _by_first_hit():
+    run, qrels, _, _ = _example()
+    with warnings.catch_warnings():  # RR@10 is constant in the buckets 1, >10 and none: said, and beside the point
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return rankviz.bootstrap(run, "RR@10", qrels, by="first_hit", n_resamples=500, rng=0)
 
 
 def _bootstrap():
@@ -170,6 +180,7 @@ def _calls():
         ("recall_vs_mrr", lambda ax: rp.recall_vs_mrr(table, k=10, per_query=True, ax=ax)),
         ("failure_causes", lambda ax: rp.failure_causes(_slices(), ax=ax)),
         ("changes", lambda ax: rp.changes(_changes(), queries=queries, ax=ax)),
+        ("slices", lambda ax: rp.slices(_by_first_hit(), ax=ax)),
     ]
 
 
@@ -183,6 +194,7 @@ CALL_NAMES = [
     "recall_vs_mrr",
     "failure_causes",
     "changes",
+    "slices",
 ]
 
 
@@ -222,6 +234,7 @@ def test_draws_on_the_current_axes_without_ax(name):
         "recall_vs_mrr": lambda: rp.recall_vs_mrr(table),
         "failure_causes": lambda: rp.failure_causes(_slices()),
         "changes": lambda: rp.changes(_changes()),
+        "slices": lambda: rp.slices(_by_first_hit()),
     }
     assert funcs[name]() is ax
 
@@ -291,6 +304,7 @@ def _code_lines(node: ast.FunctionDef, source: str) -> int:
 def test_prepare_steps_run_without_matplotlib():
     code = """
 import sys
+import warnings
 import pandas as pd
 import rankviz
 from rankviz.plots import curves, diagnosis, differences, distributions, intervals, resampled, worst_queries
@@ -1134,6 +1148,11 @@ def _covid():
     return runs, qrels, topics
 
 
+def _quartiles_of_30_topics(runs, qrels):
+    with pytest.warns(DegenerateDataWarning, match=r"n_relevant=\[\d+, \d+\]: only \d queries"):
+        return rankviz.bootstrap(runs, "nDCG@10", qrels, by="n_relevant", n_resamples=500, rng=0)
+
+
 def test_trec_covid_every_plot_renders_to_png(tmp_path):
     runs, qrels, topics = _covid()
     table = rankviz.evaluate(runs, AT_K, qrels, per_query=True)
@@ -1158,6 +1177,7 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
         "changes": lambda ax: rp.changes(
             rankviz.changes(runs, qrels, system="smith.rm3", baseline="smith.bm25", k=10), queries=topics, ax=ax
         ),
+        "slices": lambda ax: rp.slices(_quartiles_of_30_topics(runs, qrels), ax=ax),
     }
     assert set(draws) == set(CALL_NAMES)
     for name, draw in draws.items():

@@ -248,19 +248,30 @@ def heterogeneity(frame: pd.DataFrame, *, baseline: str, names: list[str], by, c
     unequal spreads and unequal segment sizes it can reject for spread alone, which the
     quantile bins (equal sizes) keep small.
     """
-    rows = []
     base = frame[frame["system"].astype(str) == baseline].set_index("query_id")
     codes = pd.Series(pd.MultiIndex.from_frame(base[by].astype(str)).factorize()[0], index=base.index)
+    groups: dict[tuple, list] = {}  # systems with the same shared queries share their permutations (and stream)
     for name, part in frame[frame["system"].astype(str) != baseline].groupby("system", sort=False, observed=True):
         other = part.set_index("query_id")
-        shared = sorted(set(other.index) & set(base.index), key=str)
-        labels = codes.loc[shared].to_numpy()
-        d = other.loc[shared, names].to_numpy(dtype=np.float64) - base.loc[shared, names].to_numpy(dtype=np.float64)
-        stat, p = _permutation_p(d, labels, cfg, query_stream(cfg.entropy, shared))
+        shared = tuple(sorted(set(other.index) & set(base.index), key=str))
+        d = other.loc[list(shared), names].to_numpy(dtype=np.float64) - base.loc[list(shared), names].to_numpy(
+            dtype=np.float64
+        )
+        groups.setdefault(shared, []).append((str(name), d))
+    found = {}
+    for shared, members in groups.items():
+        labels = codes.loc[list(shared)].to_numpy()
+        stat, p = _permutation_p(np.hstack([d for _, d in members]), labels, cfg, query_stream(cfg.entropy, shared))
+        for k, (name, _) in enumerate(members):
+            found[name] = (len(shared), int(len(np.unique(labels))), stat[k * len(names) :], p[k * len(names) :])
+    rows = []
+    for name in dict.fromkeys(frame["system"].astype(str)):
+        if name not in found:
+            continue
+        n, n_segments, stat, p = found[name]
         for i, measure in enumerate(names):
-            rows.append({"system": str(name), "baseline": baseline, "measure": measure, "n_queries": len(shared),
-                         "n_segments": int(len(np.unique(labels))), "statistic": stat[i], "p_value": p[i],
-                         "test": "permutation"})  # fmt: skip
+            rows.append({"system": name, "baseline": baseline, "measure": measure, "n_queries": n,
+                         "n_segments": n_segments, "statistic": stat[i], "p_value": p[i], "test": "permutation"})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -281,7 +292,7 @@ def _permutation_p(d: np.ndarray, labels: np.ndarray, cfg: StatsOptions, gen) ->
     total = d.sum(axis=0)
     observed = _between(np.add.reduceat(d[order], starts, axis=0), counts, total, n)
     tol = 1e-9 * np.maximum(1.0, np.abs(observed))
-    batch = max(1, (1 << 21) // max(n * m, 1))
+    batch = max(1, (1 << 17) // n)  # rows of permutations at once; the stream is drawn row by row whatever the batch
     hits = np.zeros(m)
     for start in range(0, cfg.n_resamples, batch):
         b = min(batch, cfg.n_resamples - start)
