@@ -37,6 +37,8 @@ from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
+from ..stats.segments import Slices
+from . import slices
 from .pipeline import (
     aggregate_per_system,
     evaluated_cells,
@@ -71,8 +73,15 @@ __all__ = [
 ]
 
 
+def _measures(measures, options: EvalOptions) -> list[Measure]:
+    """The distinct measures asked for, under the call's ``rel=`` (what the slices compute)."""
+    return unique(labelled(measures, options.rel))
+
+
 @with_eval_options
-def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: EvalOptions) -> pd.DataFrame:
+def evaluate(
+    run, measures, qrels=None, *, per_query: bool = False, by=None, queries=None, options: EvalOptions
+) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
 
     Parameters
@@ -92,6 +101,14 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
         run's own relevance column (or the per-query lists/vectors) are the judgements.
     per_query : bool, default False
         One row per system x query instead of one per system.
+    by : str, mapping, Series or list of them, optional
+        Slices (see :mod:`rankviz.evaluation.slices`): a run or ``queries`` column, a mapping or
+        Series from query id to segment, or a built-in attribute (``"n_relevant"``,
+        ``"query_length"``, ``"first_hit"``, ``"judged_share"``). The result is then the tidy
+        per-(system, segment, measure) table (``n``, ``mean``, ``zero_share``), or with
+        ``per_query`` the per-query table with the segment columns.
+    queries : DataFrame, Series or dict, optional
+        Query attributes and texts for ``by``.
 
     Returns
     -------
@@ -125,6 +142,10 @@ def evaluate(run, measures, qrels=None, *, per_query: bool = False, options: Eva
     """
     pairs = labelled(measures, options.rel)
     measures = unique(pairs)
+    if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
+        return slices.evaluate_sliced(
+            run, measures, qrels, by=by, queries=queries, per_query=per_query, options=options
+        )
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
     for name, column in values.items():
@@ -250,13 +271,14 @@ def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
 @with_eval_options
 @with_stats_options
 def bootstrap(
-    run, measures, qrels=None, *, stats_options: StatsOptions, options: EvalOptions
-) -> stats.BootstrapResults:
+    run, measures, qrels=None, *, by=None, queries=None, stats_options: StatsOptions, options: EvalOptions
+) -> stats.BootstrapResults | Slices:
     """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
 
     The statistics are those of :func:`rankviz.stats.bootstrap`; the result is
     always a :class:`~rankviz.stats.BootstrapResults` (index it by system and
-    measure, ``.to_frame()`` for a tidy table).
+    measure, ``.to_frame()`` for a tidy table). With ``by`` (and ``queries``, as in
+    :func:`evaluate`): a :class:`~rankviz.stats.segments.Slices`, the intervals per segment.
 
     Examples
     --------
@@ -267,6 +289,11 @@ def bootstrap(
     >>> round(res["run", "RR@10"].estimate, 4)
     0.5557
     """
+    if by is not None:
+        parsed = _measures(measures, options)
+        return slices.bootstrap_sliced(
+            run, parsed, qrels, by=by, queries=queries, options=options, stats_options=stats_options
+        )
     return bootstrap_with(run, measures, qrels, options=options, stats_options=stats_options)
 
 
@@ -306,9 +333,11 @@ def compare(
     *,
     test: str = "randomization",
     correction: str | None = "holm",
+    by=None,
+    queries=None,
     stats_options: StatsOptions,
     options: EvalOptions,
-) -> stats.Comparison:
+) -> stats.Comparison | Slices:
     """Evaluate several systems per query and compare each with a baseline (paired by query id).
 
     Parameters
@@ -321,12 +350,19 @@ def compare(
     qrels : DataFrame, path or dict, optional
     test, correction
         See :func:`rankviz.stats.compare`.
+    by, queries
+        Slices, as in :func:`evaluate`: then a :class:`~rankviz.stats.segments.Slices`, the comparison
+        per segment, corrected over every system x segment x measure, with a test of whether the
+        difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
     Returns
     -------
     Comparison
         See :func:`rankviz.stats.compare`.
     """
+    if by is not None:
+        return slices.compare_sliced(runs, baseline, _measures(measures, options), qrels, by=by, queries=queries,
+                                     test=test, correction=correction, options=options, stats_options=stats_options)  # fmt: skip
     table = _per_query_of_runs(runs, measures, qrels, options)
     names = [label for label, _ in labelled(measures, options.rel)]
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)

@@ -16,6 +16,7 @@ from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
+from . import slices
 from .pipeline import evaluated_cells, index_frame, metadata, system_cells, system_names, with_rel
 from .tie_effects import tie_spread
 
@@ -72,6 +73,8 @@ def summary(
     qrels=None,
     *,
     k: int = 10,
+    by=None,
+    queries=None,
     stats_options: StatsOptions,
     options: EvalOptions,
 ) -> pd.DataFrame:
@@ -91,6 +94,12 @@ def summary(
       ``n_unjudged_in_run`` (retrieved without judgements), ``n_unannotated``
       (input without qrels: queries with no gold at all, left out unless
       ``unannotated='zero'``).
+
+    With ``by`` (and ``queries``, as in :func:`rankviz.evaluate`; see
+    :mod:`rankviz.evaluation.slices`) one row per system and segment, indexed by ``system`` and
+    the segment columns: each row is the summary of that segment's queries (its intervals those of
+    the unsliced summary on them); ``n_unjudged_in_run`` and ``n_unannotated`` stay the call's
+    (those queries are not evaluated, so they have no segment).
 
     Every column is numeric, so ``summary(...).T.round(4)`` rounds. Whether the
     judgements came from qrels or from the rows given (closed world) is recorded in
@@ -119,22 +128,51 @@ def summary(
         options.rel,
     ) + [Measure("Judged", cutoff=k)]
     # attrs["rankviz"]["closed_world"] says whether the judgements were closed-world; no warning on top of it.
-    j, keep, values = evaluated_cells(run, measures, qrels, options, "summary", closed_world_warning=False)
+    extra = [] if by is None else slices.extra_measures(by, measures, options, run, queries)
+    j, keep, values = evaluated_cells(run, measures + extra, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
-    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], stats_options)
-    rows = []
-    for s, (name, cells) in enumerate(system_cells(j, keep)):
-        row = _summary_row(j, cells, values, first, measures, intervals.get(name))
-        row["n_queries"] = len(cells)
-        row["n_missing_from_run"] = int((~j.present[s * j.n_queries : (s + 1) * j.n_queries]).sum())
-        row["n_unjudged_in_run"] = len(j.unjudged.get(None if j.systems is None else name, ()))
-        row["n_unannotated"] = len(j.unannotated)
-        rows.append(row)
-    table = pd.DataFrame(rows, index=pd.Index(list(system_names(j)), name="system", dtype="str"))
+    if by is None:
+        table = _summary_table(j, keep, values, first, measures, stats_options)
+    else:
+        segments = slices.cell_segments(
+            by, j, keep, values, run=run, queries=queries, measures=measures, options=options
+        )
+        parts = []
+        for key, cells in segments.groupby(list(segments.columns), sort=True, observed=True).indices.items():
+            mask = np.zeros(j.n_cells, dtype=bool)
+            mask[cells] = True
+            part = _summary_table(j, keep & mask, values, first, measures, stats_options, within=mask)
+            key = key if isinstance(key, tuple) else (key,)
+            parts.append(part.assign(**dict(zip(segments.columns, key))).set_index(list(segments.columns), append=True))
+        table = pd.concat(parts).sort_index(level=0, sort_remaining=False, key=_system_order(j))
     table.attrs["rankviz"] = metadata(j, measures, options)
     if options.ties == "trec_eval":
         _warn_if_ties_matter(j, measures[:-1], keep)
     return table
+
+
+def _system_order(j):
+    position = {name: i for i, name in enumerate(system_names(j))}
+    return lambda level: level.map(position) if level.name == "system" else level
+
+
+def _summary_table(j, keep, values, first, measures, cfg: StatsOptions, within=None) -> pd.DataFrame:
+    """One summary row per system over the ``keep`` cells (``within``: the cells of one segment)."""
+    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], cfg)
+    rows, names = [], []
+    for s, (name, cells) in enumerate(system_cells(j, keep)):
+        own = slice(s * j.n_queries, (s + 1) * j.n_queries)
+        if within is not None and not within[own].any():
+            continue
+        row = _summary_row(j, cells, values, first, measures, intervals.get(name))
+        row["n_queries"] = len(cells)
+        absent = ~j.present[own] if within is None else ~j.present[own] & within[own]
+        row["n_missing_from_run"] = int(absent.sum())
+        row["n_unjudged_in_run"] = len(j.unjudged.get(None if j.systems is None else name, ()))
+        row["n_unannotated"] = len(j.unannotated)
+        rows.append(row)
+        names.append(name)
+    return pd.DataFrame(rows, index=pd.Index(names, name="system", dtype="str"))
 
 
 def _warn_if_ties_matter(j, measures, keep) -> None:

@@ -55,6 +55,9 @@ failure_causes
 changes
     The biggest movers of :func:`rankviz.changes`: each relevant document's rank before and after.
     (:mod:`~rankviz.plots.changes`)
+slices
+    Per segment of ``rankviz.bootstrap(..., by=...)``: each system's mean with its interval.
+    (:mod:`~rankviz.plots.slices`)
 RunPlots
     ``df.rank.plot``: each plot above, evaluating the run first.
     (:mod:`~rankviz.plots.namespace`)
@@ -75,6 +78,7 @@ from .failure_causes import failure_causes
 from .intervals import ci
 from .namespace import RunPlots
 from .resampled import bootstrap_distribution
+from .slices import slices
 from .worst_queries import failures
 
 __all__ = [
@@ -87,5 +91,6 @@ __all__ = [
     "recall_vs_mrr",
     "failure_causes",
     "changes",
+    "slices",
     "RunPlots",
 ]

@@ -16,10 +16,12 @@ import pandas as pd
 
 from .. import evaluation
 from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
+from ..evaluation import slices as sliced_evaluation
 from ..measures import Measure
 from ..stats.options import StatsOptions, with_stats_options
 from . import changes as changes_plot
 from . import failure_causes as failure_causes_plot
+from . import slices as slices_plot
 from . import style
 from .curves import measure_family, metric_at_k
 from .diagnosis import recall_vs_mrr
@@ -209,3 +211,16 @@ class RunPlots:
             self._frame, qrels, system=system, baseline=baseline, measure=measure, k=k, **options.as_keywords()
         )
         return changes_plot.changes(moved, n=n, queries=queries, ax=ax, **drawing)
+
+    @with_eval_options
+    @with_stats_options
+    def slices(
+        self, qrels=None, *, by, measure="RR@10", queries=None, order="auto", ax=None, stats_options: StatsOptions,
+        options: EvalOptions, **kwargs,
+    ) -> Axes:  # fmt: skip
+        """Bootstrap ``measure`` per segment of ``by`` (:func:`rankviz.bootstrap` with ``by=``) and plot :func:`rankviz.plots.slices`."""
+        drawing = self._drawing(kwargs, "slices", "hlines", "collections.LineCollection")
+        result = sliced_evaluation.bootstrap_sliced(
+            self._frame, measure, qrels, by=by, queries=queries, options=options, stats_options=stats_options
+        )
+        return slices_plot.slices(result, order=order, ax=ax, **drawing)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 
 import matplotlib
@@ -17,23 +18,11 @@ from matplotlib.container import BarContainer
 from matplotlib.patches import Rectangle, StepPatch
 
 import rankviz
+from rankviz import DegenerateDataWarning
 from rankviz.datasets import load_example
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 # ----------------------------------------------------------------------------- data
@@ -152,6 +141,7 @@ def _segments(ax) -> list[tuple[float, float, float]]:
 
 
 CALL_NAMES = [
+    "slices",
     "rr_distribution",
     "failures",
     "ci",
@@ -162,3 +152,11 @@ CALL_NAMES = [
     "failure_causes",
     "changes",
 ]
+
+
+@cache
+def _by_first_hit():
+    run, qrels, _, _ = _example()
+    with warnings.catch_warnings():  # RR@10 is constant in the buckets 1, >10 and none: said, and beside the point
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return rankviz.bootstrap(run, "RR@10", qrels, by="first_hit", n_resamples=500, rng=0)

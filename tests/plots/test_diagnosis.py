@@ -21,20 +21,6 @@ from rankviz.plots.diagnosis import prepare_recall_vs_mrr
 from tests.conftest import shared_path
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 from tests.plots.helpers import example_table, one_system, small_table

@@ -23,23 +23,18 @@ import rankviz.plots as rp
 from rankviz import InputError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
-from tests.plots.helpers import CALL_NAMES, _bootstrap, _changes, _example, _slices, example_table, one_system
+from tests.plots.helpers import (
+    CALL_NAMES,
+    _bootstrap,
+    _by_first_hit,
+    _changes,
+    _example,
+    _slices,
+    example_table,
+    one_system,
+)
 
 # ----------------------------------------------------------------------------- every plot
 
@@ -67,6 +62,7 @@ def _calls():
         ("recall_vs_mrr", lambda ax: rp.recall_vs_mrr(table, k=10, per_query=True, ax=ax)),
         ("failure_causes", lambda ax: rp.failure_causes(_slices(), ax=ax)),
         ("changes", lambda ax: rp.changes(_changes(), queries=queries, ax=ax)),
+        ("slices", lambda ax: rp.slices(_by_first_hit(), ax=ax)),
     ]
 
 
@@ -106,6 +102,7 @@ def test_draws_on_the_current_axes_without_ax(name):
         "recall_vs_mrr": lambda: rp.recall_vs_mrr(table),
         "failure_causes": lambda: rp.failure_causes(_slices()),
         "changes": lambda: rp.changes(_changes()),
+        "slices": lambda: rp.slices(_by_first_hit()),
     }
     assert funcs[name]() is ax
 

@@ -18,20 +18,6 @@ import rankviz.plots as rp
 from rankviz import ColumnError, InputError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 from tests.plots.helpers import _bootstrap, _example, _segments, one_system

@@ -7,6 +7,7 @@ window extents of every text, legend and data artist once the figure is laid out
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 
 import matplotlib
@@ -81,6 +82,22 @@ def example_changes(n_queries: int):
     return rankviz.changes(run, qrels, system="bm25+rerank", baseline="bm25", k=10).head(n_queries)
 
 
+@cache
+def generated_slices(n_systems: int, n_segments: int):
+    """rankviz.stats.segments.bootstrap_by_of (what bootstrap(..., by=) returns) over generated segments."""
+    from rankviz.stats.options import StatsOptions
+    from rankviz.stats.segments import bootstrap_by_of
+
+    table = generated_table(n_systems)
+    areas = [f"area {i + 1:02d} · {['billing', 'account settings', 'api'][i % 3]}" for i in range(n_segments)]
+    codes = table["query_id"].str[1:].astype(int) % n_segments
+    table = table.assign(area=pd.Categorical([areas[c] for c in codes], categories=areas, ordered=True))
+    cfg = StatsOptions.resolve("layout", n_resamples=200, method="percentile", rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bootstrap_by_of(table, ["RR@10", "nDCG@10"], "area", cfg)
+
+
 def queries() -> dict:
     return {f"q{q:02d}": query_text(q) for q in range(N_QUERIES)}
 
@@ -111,6 +128,8 @@ def _calls(n: int) -> dict:
     calls["failure_causes"] = lambda ax: rp.failure_causes(
         rankviz.failure_slices(table, system=names[-1], queries=queries(), min_count=3), ax=ax
     )
+    calls["slices"] = lambda ax: rp.slices(generated_slices(n, 6), ax=ax)
+    calls["slices 20 segments"] = lambda ax: rp.slices(generated_slices(n, 20), measure="nDCG@10", ax=ax)
     calls["changes"] = lambda ax: rp.changes(example_changes(n * 30), n=min(n * 4, 40), queries=queries(), ax=ax)
     wins_everywhere = two.assign(**{"RR@10": np.where(two["system"] == system_name(1), 1.0, 0.0)})
     calls["paired_differences, every query won"] = lambda ax: rp.paired_differences(

@@ -17,20 +17,6 @@ import rankviz
 from rankviz import InputError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 from tests.plots.helpers import _example, _expected_first_hits, _segments, bars

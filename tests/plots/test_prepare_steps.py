@@ -24,20 +24,6 @@ from rankviz.plots.resampled import prepare_bootstrap_distribution
 from rankviz.plots.worst_queries import prepare_failures
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 from tests.plots.helpers import _bootstrap, _example, _expected_first_hits, example_table, one_system, small_table

@@ -12,27 +12,15 @@ import matplotlib.image
 import matplotlib.pyplot as plt
 import matplotlib.text
 import pandas as pd
+import pytest
 
 import rankviz
 import rankviz.plots as rp
+from rankviz import DegenerateDataWarning
 from tests.conftest import shared_path
-from tests.plots.helpers import CALL_NAMES
+from tests.plots.helpers import AT_K, CALL_NAMES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-AT_K = [f"{m}@{k}" for m in ("RR", "R", "nDCG") for k in range(1, 21)] + ["R@100"]
-PLOT_MODULES = [
-    "style",
-    "inputs",
-    "distributions",
-    "worst_queries",
-    "intervals",
-    "differences",
-    "curves",
-    "diagnosis",
-    "namespace",
-    "failure_causes",
-    "changes",
-]
 
 
 # ----------------------------------------------------------------------------- TREC-COVID rendered to PNG
@@ -47,6 +35,11 @@ def _covid():
         [rankviz.read_run(base / "runs" / name, system=name) for name in ("smith.bm25", "smith.rm3")], ignore_index=True
     )
     return runs, qrels, topics
+
+
+def _quartiles_of_30_topics(runs, qrels):
+    with pytest.warns(DegenerateDataWarning, match=r"n_relevant=\[\d+, \d+\]: only \d queries"):
+        return rankviz.bootstrap(runs, "nDCG@10", qrels, by="n_relevant", n_resamples=500, rng=0)
 
 
 def test_trec_covid_every_plot_renders_to_png(tmp_path):
@@ -73,6 +66,7 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
         "changes": lambda ax: rp.changes(
             rankviz.changes(runs, qrels, system="smith.rm3", baseline="smith.bm25", k=10), queries=topics, ax=ax
         ),
+        "slices": lambda ax: rp.slices(_quartiles_of_30_topics(runs, qrels), ax=ax),
     }
     assert set(draws) == set(CALL_NAMES)
     for name, draw in draws.items():
