@@ -221,7 +221,9 @@ def markdown_text(result: dict) -> str:
     """The report as a GitHub pull-request comment: a heading with the verdict, a table, the most hurt queries."""
     e = markdown_escape
     b, n = result["baseline"], result["new"]
-    icon = ":x:" if result["regressions"] else ":white_check_mark:"
+    icon = (
+        "\u274c" if result["regressions"] else "\u2705"
+    )  # rendered by GitHub and Jupyter alike (shortcodes only by GitHub)
     level = f"{result['measures'][0]['confidence_level']:.0%}" if result["measures"] else "95%"
     out = [
         f"### {icon} rankviz diff: {e(_verdict(result))}",
@@ -235,7 +237,7 @@ def markdown_text(result: dict) -> str:
         "|:--|--:|--:|--:|:--|--:|--:|--:|:--|",
     ]
     for r in result["measures"]:
-        flag = ":x: " + e("; ".join(r["reasons"])) if r["regression"] else ":white_check_mark:"
+        flag = "\u274c " + e("; ".join(r["reasons"])) if r["regression"] else "\u2705"
         out.append(
             f"| {e(r['measure'])} | {r['baseline_mean']:.4f} | {r['new_mean']:.4f} | {r['difference']:+.4f} | "
             f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] | {r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"

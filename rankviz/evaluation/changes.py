@@ -90,8 +90,11 @@ def tau_ap(ranking, reference) -> float:
     return float(2.0 * total / (n - 1) - 1.0)
 
 
-def pair_reading(recall_delta: float, rr_delta: float, *, k: int) -> str:
+def pair_reading(recall_delta: float, rr_delta: float, *, k: int, recall: str | None = None) -> str:
     """The recall-vs-MRR reading of a pair's mean differences, one sentence.
+
+    ``recall`` names the recall compared (default ``R@k``); :func:`changes` compares the recall of the
+    whole lists, since a reranker moves documents into the top ``k`` without finding new ones.
 
     Examples
     --------
@@ -103,7 +106,7 @@ def pair_reading(recall_delta: float, rr_delta: float, *, k: int) -> str:
         return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down")
 
     r, m = word(recall_delta), word(rr_delta)
-    head = f"R@{k} {r}" + ("" if r == "unchanged" else f" ({recall_delta:+.4f})")
+    head = f"{recall or f'R@{k}'} {r}" + ("" if r == "unchanged" else f" ({recall_delta:+.4f})")
     head += f", MRR@{k} {m}" + ("" if m == "unchanged" else f" ({rr_delta:+.4f})")
     if r == "unchanged" and m == "up":
         tail = "the same documents are found and ranked higher; the reranker is working."
@@ -112,10 +115,14 @@ def pair_reading(recall_delta: float, rr_delta: float, *, k: int) -> str:
     elif r == "unchanged":
         tail = "no change in what is found or where the first relevant document lands."
     elif r == "up":
-        tail = "more relevant documents reach the top k: retrieval improved."
+        tail = "more relevant documents are found: retrieval improved."
     else:
-        tail = "relevant documents left the top k: retrieval lost them; fix recall before ordering."
+        tail = "relevant documents are no longer found: retrieval lost them; fix recall before ordering."
     return f"{head}: {tail}"
+
+
+#: a cutoff beyond any list: R at it is the recall of the whole list
+_WHOLE_LIST = 2**31 - 1
 
 
 @with_eval_options
@@ -140,7 +147,8 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
     DataFrame
         One row per query, sorted by ``delta`` (most hurt first): ``query_id``,
         ``baseline_value``, ``system_value``, ``delta``, ``outcome`` (``'helped'``,
-        ``'hurt'``, ``'unchanged'``), ``recall_delta`` and ``rr_delta`` (R@k and RR@k),
+        ``'hurt'``, ``'unchanged'``), ``recall_delta`` and ``rr_delta`` (the recall of the whole list, or of its first ``depth``
+        items, and RR@k),
         ``entered`` and ``left`` (tuples of the relevant doc ids that entered or left
         the top k), ``n_entered``, ``n_left``, ``moves`` (a tuple of
         ``(doc_id, baseline_rank, system_rank)`` for every relevant document in
@@ -173,7 +181,10 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         raise InputError(f"{caller}: system and baseline are both {system!r}; name two different systems.")
     (chosen,) = with_rel([parse_measure(measure if measure is not None else f"RR@{k}")], options.rel)
     rel = 1 if options.rel is None else options.rel
-    rr, recall = with_rel([parse_measure(f"RR@{k}"), parse_measure(f"R@{k}")], options.rel)
+    # The reading compares what the lists find at all (recall of the whole list, or of its first `depth`
+    # items), not R@k: a reranker moves relevant documents into the top k without finding new ones.
+    whole = options.depth if options.depth is not None else _WHOLE_LIST
+    rr, recall = with_rel([parse_measure(f"RR@{k}"), parse_measure(f"R@{whole}")], options.rel)
     names = list(dict.fromkeys([chosen.name, rr.name, recall.name]))
     table = evaluate(run, names, qrels, per_query=True, **options.as_keywords())
     if "system" not in table.columns:
@@ -197,7 +208,9 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         "system": system, "baseline": baseline, "measure": chosen.name, "k": k,
         "helped": int(counts.get("helped", 0)), "hurt": int(counts.get("hurt", 0)),
         "unchanged": int(counts.get("unchanged", 0)), "recall_delta": recall_delta, "rr_delta": rr_delta,
-        "reading": pair_reading(recall_delta, rr_delta, k=k),
+        "reading": pair_reading(
+            recall_delta, rr_delta, k=k, recall="recall" if options.depth is None else f"R@{options.depth}"
+        ),
     }  # fmt: skip
     return result
 

@@ -84,10 +84,10 @@ def note(message: str, *, category: str | None = None, advice: str | None = None
     message = scrub_paths(message)
     advice = advice if advice is not None else _ADVICE.get(category or "", "")
     label = "Note" if category is None else f"Note ({category})"
-    parts = [p.strip() for p in message.split("; ") if p.strip()]
+    parts = [p.strip() for p in _top_level_parts(message) if p.strip()]
     if len(message) > 400 and len(parts) > 1:
         more = f" (and {len(parts) - 1} more like it)"
-        rest = "".join(f"<li>{html.escape(p)}</li>" for p in parts[1:])
+        rest = "".join(f"<li>{html.escape(p)}</li>" for p in parts)
         body = (
             f"<b>{html.escape(label)}:</b> {html.escape(parts[0])}{html.escape(more)}"
             f"<details><summary>all {len(parts)}</summary><ul>{rest}</ul></details>"
@@ -97,6 +97,22 @@ def note(message: str, *, category: str | None = None, advice: str | None = None
     if advice and not _SAYS_WHAT_TO_DO.search(message):
         body += f'<br><span style="color:#555"><i>what to do:</i> {html.escape(advice)}</span>'
     return f'<div class="rankviz-note" style="{_NOTE_STYLE}">{body}</div>'
+
+
+def _top_level_parts(message: str) -> list[str]:
+    """``message`` cut at each ``"; "`` outside brackets: a part's own ``(0.67-0.91 measured; see ...)`` stays whole.
+
+    >>> _top_level_parts("a (x; y); b")
+    ['a (x; y)', 'b']
+    """
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(message):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if depth <= 0 and message.startswith("; ", i):
+            parts.append(message[start:i])
+            start = i + 2
+    return parts + [message[start:]]
 
 
 def notes_from_stderr(text: str) -> list[str]:

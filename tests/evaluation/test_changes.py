@@ -183,3 +183,14 @@ def test_side_by_side_in_a_real_browser(n, tmp_path):
             page.screenshot(path=str(shots / f"side_by_side_{n}_systems.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_a_reranker_that_finds_nothing_new_reads_as_a_reranker_at_work():
+    # bm25+rerank reorders bm25's lists: R@10 rises (documents move into the top 10), the whole-list recall does
+    # not; the reading compares the latter (it said 'retrieval improved' when it compared R@k)
+    run, qrels, _ = rankviz.datasets.load_example()
+    meta = rankviz.changes(run, qrels, system="bm25+rerank", baseline="bm25", k=10).attrs["rankviz"]
+    assert meta["recall_delta"] == 0 and meta["rr_delta"] > 0
+    assert meta["reading"].startswith("recall unchanged, MRR@10 up") and "reranker is working" in meta["reading"]
+    r10 = rankviz.evaluate(run, ["R@10"], qrels)["R@10"]
+    assert r10["bm25+rerank"] > r10["bm25"]  # what made the old reading wrong
