@@ -14,6 +14,10 @@ browser. The package shows its layers:
     :class:`ExplorerModel` (worst-first queries, measures and ranked lists as
     DataFrames and dicts), the :class:`Explorer` widget and :func:`explore`, which
     ``df.rank.explore(qrels=qrels)`` calls.
+:mod:`rankviz.widgets.explorer_judging`
+    With ``explore(..., store=, annotator=)``: the unjudged documents of the list
+    shown, graded in place into a :class:`~rankviz.labels.LabelStore`, the
+    explorer re-evaluated with the store's labels over the qrels.
 :mod:`rankviz.widgets.ranked`
     One query's ranked list at a time, from that query's rows only, joined with
     document titles and texts (what the explorer's table shows).

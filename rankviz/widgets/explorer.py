@@ -14,6 +14,7 @@ import ipywidgets as w
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from . import render
+from .explorer_judging import ExplorerJudging, JudgeRow
 from .explorer_model import FAILURE_NOTE, ExplorerModel
 
 __all__ = ["ExplorerModel", "Explorer", "explore", "NO_BASELINE"]
@@ -25,8 +26,12 @@ NO_BASELINE = "(none)"
 class Explorer(w.VBox):
     """The widget returned by :func:`explore`; see there."""
 
-    def __init__(self, model: ExplorerModel, *, system=None, baseline=None):
+    def __init__(self, model: ExplorerModel, *, system=None, baseline=None, judging: ExplorerJudging | None = None):
         self.model = model
+        #: the judging logic (None: the explorer does not judge)
+        self.judging = judging
+        #: the judging row under the table (None without a store)
+        self.judge_row = None if judging is None else JudgeRow(judging.grades, self._on_grade)
         system = model.check_system(system)
         baseline = model.check_system(baseline) if baseline is not None else None
         self._busy = False
@@ -62,6 +67,7 @@ class Explorer(w.VBox):
                 w.HBox([self.search, self.next_failure]),
                 w.HBox([self.query, w.VBox([self.header, self.measures])]),
                 self.table,
+                *([] if self.judge_row is None else [self.judge_row]),
                 self.status,
             ]
         )
@@ -167,6 +173,8 @@ class Explorer(w.VBox):
                 m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
             )
             self.table.value = self._table_html(qid)
+        if self.judge_row is not None and self.judging is not None:
+            self.judge_row.show([] if qid is None else self.judging.unjudged(system, qid, k))
         self.status.value = render.status_line(m.status(system, k, self.order.value, self.search.value), note)
 
     def _on_list_change(self, change):
@@ -193,6 +201,30 @@ class Explorer(w.VBox):
             self.query.value = nxt
         return nxt
 
+    def judge(self, doc_id, grade) -> None:
+        """Grade a document of the selected query's list (as a click on a grade button does): stored, then shown.
+
+        Raises
+        ------
+        rankviz.InputError
+            Without ``store=``, with no query selected, for a grade off the scale or a
+            document that is not in the list shown.
+        """
+        if self.judging is None or self.judge_row is None:
+            raise InputError("explore: this explorer has no label store; pass store= and annotator= to judge.")
+        if self.query.value is None:
+            raise InputError("explore: no query is selected; select one to judge its list.")
+        said = self.judging.judge(self.selected_system, self.query.value, doc_id, grade, k=self.k.value)
+        self._relist()  # the query's measures, and so its place in the worst-first list, may have changed
+        self.judge_row.say(said)
+
+    def _on_grade(self, doc_id: str, grade: int) -> None:
+        try:
+            self.judge(doc_id, grade)
+        except InputError as error:  # a click shows the reason, never a traceback
+            if self.judge_row is not None:
+                self.judge_row.say(str(error), error=True)
+
     def select(self, query_id) -> None:
         """Show a query (clearing the search filter if it hides it)."""
         ids = [qid for _, qid in self.query.options]
@@ -218,6 +250,8 @@ def explore(
     system=None,
     baseline=None,
     snippet_length: int = 160,
+    store=None,
+    annotator: str | None = None,
     options: EvalOptions,
 ) -> Explorer:
     """An ipywidgets per-query debugger: worst queries first, their ranked lists and measures.
@@ -260,6 +294,18 @@ def explore(
         The *beside* menu changes it (``(none)``: one list).
     snippet_length : int, default 160
         Characters of document text per row.
+    store : LabelStore, str or path-like, optional
+        Judge in place: a :class:`rankviz.labels.LabelStore` (or the path of one,
+        created if absent). Under the table, a *judge* row lists the unjudged
+        documents of the list shown (rank order) with a button per grade (0 to the
+        highest grade in the qrels or the store, at least 0 and 1). A click commits
+        the grade to the store (one transaction, as ``store.add`` does) and
+        re-evaluates: the explorer's judgements are ``qrels`` with the store's
+        labels (``store.to_qrels()``: every annotator, the latest judgement winning)
+        merged over them, so its measures follow every grade given. Without
+        ``store`` there is no judge row.
+    annotator : str, optional
+        Who judges (required with ``store``); each grade is stored under this name.
 
     Returns
     -------
@@ -268,12 +314,16 @@ def explore(
         :class:`ExplorerModel`), ``system``, ``order``, ``k``, ``search``,
         ``next_failure``, ``query`` (input widgets) and ``header``, ``measures``,
         ``table``, ``status`` (``HTML`` outputs), and the methods
-        ``show_next_failure()`` and ``select(query_id)``.
+        ``show_next_failure()`` and ``select(query_id)``; with ``store``, also
+        ``judging`` (the :class:`~rankviz.widgets.explorer_judging.ExplorerJudging`),
+        ``judge_row`` (its widgets: ``document``, ``buttons``, ``message``) and
+        ``judge(doc_id, grade)``.
 
     Raises
     ------
     rankviz.InputError
-        For an empty run, an unknown ``system``, or ``k`` and ``measure`` that disagree.
+        For an empty run, an unknown ``system``, ``k`` and ``measure`` that disagree,
+        or ``store`` without ``annotator``.
 
     See Also
     --------
@@ -298,4 +348,5 @@ def explore(
         run, qrels, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length,
         **options.as_keywords(),
     )  # fmt: skip
-    return Explorer(model, system=system, baseline=baseline)
+    judging = None if store is None else ExplorerJudging(model, qrels, store, annotator=annotator)
+    return Explorer(model, system=system, baseline=baseline, judging=judging)

@@ -150,9 +150,7 @@ class ExplorerModel:
 
         # The first evaluation lets rankviz's warnings (closed world, id types) reach the caller once.
         table = self._table(k, quiet=False)
-        meta = table.attrs.get("rankviz", {})
-        self.closed_world = bool(meta.get("closed_world", False))
-        self.unjudged = {key: len(value) for key, value in meta.get("unjudged_in_run", {}).items()}
+        self._read_meta(table)
         self.systems: tuple[str, ...] | None = (
             tuple(pd.unique(table["system"]).tolist()) if "system" in table.columns else None
         )
@@ -162,6 +160,25 @@ class ExplorerModel:
             run, qrels, columns=self.columns, options=self._options, rel=self.rel, documents=documents
         )
         self.max_k = max(self._lists.longest, k)
+
+    def _read_meta(self, table: pd.DataFrame) -> None:
+        meta = table.attrs.get("rankviz", {})
+        self.closed_world = bool(meta.get("closed_world", False))
+        self.unjudged = {key: len(value) for key, value in meta.get("unjudged_in_run", {}).items()}
+
+    def replace_qrels(self, qrels: pd.DataFrame) -> None:
+        """Evaluate against other judgements from now on (the explorer's judging row calls it after each grade).
+
+        ``qrels`` is a frame the model keeps as it is (pass a new one, not the caller's);
+        every cached evaluation and ranked list is dropped.
+        """
+        self._qrels = qrels
+        self._cache.clear()
+        documents = self._lists.documents
+        self._lists = RankedLists(
+            self._run, qrels, columns=self.columns, options=self._options, rel=self.rel, documents=documents
+        )
+        self._read_meta(self._table(self.initial_k))
 
     # -- evaluation ------------------------------------------------------------------------
     def measure_at(self, label: str, k: int) -> Measure:

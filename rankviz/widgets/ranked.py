@@ -95,6 +95,11 @@ class RankedLists:
         #: the length of the longest list (10 when the run's shape does not tell)
         self.longest = self._longest_list()
 
+    @property
+    def documents(self) -> pd.DataFrame | None:
+        """The documents joined to each list (as :func:`read_documents` returns them), or None."""
+        return self._documents
+
     def _column(self, role: str) -> str | None:
         return find_column(self._run, role, self._columns.get(role), required=False, what="run")
 

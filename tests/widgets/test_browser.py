@@ -375,3 +375,98 @@ def test_screenshots_of_every_rendered_notebook_and_report(shared_pages, offline
     per_run = (heights["report_50_runs"] - heights["report_20_runs"]) / 30
     assert per_run < 250, heights  # one more run adds a table row or two and a collapsed line, not figures
     assert heights["report_50_runs"] < 16_000, heights
+
+
+# ----------------------------------------------------------------------------- judging in the explorer, live
+
+_JUDGING_CELL = """\
+import pandas as pd
+from rankviz import widgets
+
+run = pd.DataFrame({{"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["u", "b", "c", "x", "y"],
+                    "score": [3.0, 2.0, 1.0, 2.0, 1.0]}})
+qrels = pd.DataFrame({{"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "c", "x"], "relevance": [0, 2, 1]}})
+widgets.explore(run, qrels, k=3, store={store!r}, annotator="tester")
+"""
+
+
+@pytest.fixture
+def judging_url(tmp_path):
+    """A notebook with an explorer judging into a store in tmp_path, served by Voilà; yields (url, store path)."""
+    _check_requirements()
+    import nbformat
+
+    store = tmp_path / "labels.sqlite"
+    notebook = tmp_path / "explore_judge.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_JUDGING_CELL.format(store=str(store)))])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nbformat.write(nb, notebook)
+    port, log = _free_port(), tmp_path / "voila.log"
+    command = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"]
+    # the kernel must import this checkout's rankviz, whatever the environment has installed
+    env = dict(
+        os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"Voilà exited with code {process.returncode}:\n{_log_tail(log)}", pytrace=False)
+            try:
+                with urllib.request.urlopen(f"{base}/voila/static/voila.js", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"Voilà did not answer within {SERVER_START_TIMEOUT} s:\n{_log_tail(log)}", pytrace=False)
+            time.sleep(0.25)
+        yield f"{base}/", store
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_a_grade_clicked_in_the_explorer_is_stored_and_shown(browser, judging_url):
+    from playwright.sync_api import expect
+
+    from rankviz.labels import LabelStore
+
+    url, store_path = judging_url
+    expect.set_options(timeout=UPDATE_TIMEOUT_MS)
+    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+    errors: list[str] = []
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(("data:", "blob:")) or urlsplit(route.request.url).hostname == "127.0.0.1"
+            else route.abort()
+        ),
+    )
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url, wait_until="domcontentloaded", timeout=PAGE_TIMEOUT_MS)
+    judge = page.locator(".rankviz-explorer .rankviz-explorer-judge")
+    judge.locator("button.rankviz-grade-2").wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
+    rr = page.locator(".rankviz-explorer .rankviz-measure-table tr[data-measure='RR@3'] .rankviz-value")
+    expect(rr).to_have_text("0.3333")  # q1: the relevant c at rank 3, the unjudged u at rank 1
+    expect(judge.locator(".rankviz-judge-document select")).to_have_value("1. u")  # ipywidgets: the label
+    judge.locator("button.rankviz-grade-2").click()
+    expect(rr).to_have_text("1.0000")
+    expect(judge.locator(".rankviz-judge-status")).to_contain_text("Stored grade 2 for u")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT.with_name("browser_explorer_judging.png")), full_page=True)
+    assert errors == []
+    context.close()
+    history = LabelStore(store_path, create=False).history()
+    assert history[["query_id", "doc_id", "grade", "annotator", "source"]].values.tolist() == [
+        ["q1", "u", 2, "tester", "explorer"]
+    ]
