@@ -96,7 +96,7 @@ def test_wheel_and_sdist_hold_the_example_data_and_the_changelog(dist):
     with zipfile.ZipFile(dist["wheel"]) as wheel:
         names = set(wheel.namelist())
     assert {f"rankviz/datasets/data/{n}" for n in shipped} <= names
-    assert {"rankviz/templates/report.ipynb", "rankviz/py.typed"} <= names  # the report's template; typed
+    assert {"rankviz/report/templates/report.ipynb", "rankviz/py.typed"} <= names  # the report's template; typed
     with tarfile.open(dist["sdist"]) as sdist:
         members = {m.split("/", 1)[1] for m in sdist.getnames() if "/" in m}
     assert {f"rankviz/datasets/data/{n}" for n in shipped} <= members

@@ -96,14 +96,14 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, pro
 
 
 @with_eval_options
-def mrr(run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+def mrr(run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions) -> float | pd.Series:
     """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a float for one run, a Series per system."""
     return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr", progress)
 
 
 @with_eval_options
 def ndcg(
-    run, k: int | None = None, qrels=None, *, gain: str = "linear", progress: bool = False, options: EvalOptions
+    run, qrels=None, *, k: int | None = None, gain: str = "linear", progress: bool = False, options: EvalOptions
 ) -> float | pd.Series:
     """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a float for one run, a Series per system."""
     gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
@@ -113,28 +113,28 @@ def ndcg(
 
 @with_eval_options
 def mean_average_precision(
-    run, k: int | None = None, qrels=None, *, progress: bool = False, options: EvalOptions
+    run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions
 ) -> float | pd.Series:
     """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a float for one run, a Series per system."""
     return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
 
 
 @with_eval_options
-def recall(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+def recall(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
     """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a float for one run, a Series per system."""
     measure = Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False))
     return _single(run, measure, qrels, options, "recall", progress)
 
 
 @with_eval_options
-def precision(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+def precision(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
     """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a float for one run, a Series per system."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision", progress)
 
 
 @with_eval_options
-def hit_rate(run, k: int, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+def hit_rate(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
     """Share of queries with a relevant item in the top ``k`` of a Dask run (:func:`rankviz.hit_rate`)."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate", progress)

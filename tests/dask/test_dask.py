@@ -342,3 +342,12 @@ def test_a_pandas_frame_is_pointed_to_the_pandas_functions():
     run, qrels = _generated(3, 3)
     with pytest.raises(rankviz.InputError, match="for a pandas DataFrame use rankviz.evaluate"):
         rankviz.dask.evaluate(run, "AP", qrels)
+
+
+def test_the_dask_shortcuts_take_the_data_by_position_and_the_cutoff_by_name():
+    import inspect
+
+    for name in ("mrr", "ndcg", "mean_average_precision", "recall", "precision", "hit_rate"):
+        pandas_params = list(inspect.signature(getattr(rankviz, name)).parameters)[:3]
+        dask_params = list(inspect.signature(getattr(rankviz.dask, name)).parameters)[:3]
+        assert dask_params == pandas_params == ["run", "qrels", "k"], name
