@@ -291,8 +291,8 @@ def cmd_profile(args) -> dict:
     from rankviz import evaluation
     from rankviz._core import hashing as _hashing
     from rankviz._core import hit_ranks as _ranks
-    from rankviz._core import input_shapes as _frame
     from rankviz._core import judged as _judged
+    from rankviz._core import long_run as _frame
     from rankviz._core import row_hashes as _row_keys
 
     run, qrels = _load(args.run[0]), _load(args.qrels)
@@ -302,7 +302,7 @@ def cmd_profile(args) -> dict:
         evaluation.evaluate,
         _judged.judge,
         _judged._judge_arrays,
-        _frame._long_shape,
+        _frame.long_shape,
         _ranks.rank_hits,
         _judged._duplicate_rows,
         _row_keys.scan_rows,

@@ -97,7 +97,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import rankviz
 from rankviz import DegenerateDataWarning
-from rankviz.stats import FEW_NONZERO, ZERO_HEAVY
+from rankviz.stats.intervals import FEW_NONZERO, ZERO_HEAVY
 
 START, END = "<!-- coverage.py:start -->", "<!-- coverage.py:end -->"
 LEVEL = 0.95
