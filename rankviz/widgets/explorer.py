@@ -122,7 +122,7 @@ class Explorer(w.VBox):
                 }
             )
         controls = {"system": system or "run", "order": self.order.value, "k": k, "search": self.search.value,
-                    "listed": len(listed) - start}  # fmt: skip
+                    "listed": len(listed)}  # fmt: skip
         status = render.status_line(m.status(system, k, self.order.value, self.search.value))
         return render.explorer_snapshot(controls, items, status)
 

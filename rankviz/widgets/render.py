@@ -483,8 +483,9 @@ def explorer_snapshot(controls: Mapping, items: Sequence[Mapping], status: str) 
             f'<div class="rankviz-panels">{panels}</div></div>',
             tables,
             status,
-            f'<div class="rankviz-snapshot-note">Static copy of the widget as executed: the first {len(items)} queries '
-            "of its list, worst first, can be read here; system, k, worst by and search need a running kernel.</div>",
+            f'<div class="rankviz-snapshot-note">Static copy of the widget as executed: {len(items)} queries of its list '
+            "(worst first, from the one selected) can be read here; system, k, worst by and search need a running "
+            "kernel.</div>",
             _EXPLORER_SCRIPT,
             "</div>",
         ]
