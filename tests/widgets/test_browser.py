@@ -19,6 +19,7 @@ Python packages.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import socket
@@ -390,20 +391,21 @@ widgets.explore(run, qrels, k=3, store={store!r}, annotator="tester")
 """
 
 
-@pytest.fixture
-def judging_url(tmp_path):
-    """A notebook with an explorer judging into a store in tmp_path, served by Voilà; yields (url, store path)."""
+@contextlib.contextmanager
+def serve_cell(tmp_path, name: str, source: str):
+    """One notebook of one code cell, written to tmp_path and served by Voilà; yields the page's URL.
+
+    The kernel imports this checkout's rankviz (PYTHONPATH), whatever the environment has installed.
+    """
     _check_requirements()
     import nbformat
 
-    store = tmp_path / "labels.sqlite"
-    notebook = tmp_path / "explore_judge.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_JUDGING_CELL.format(store=str(store)))])
+    notebook = tmp_path / f"{name}.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nbformat.write(nb, notebook)
     port, log = _free_port(), tmp_path / "voila.log"
     command = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"]
-    # the kernel must import this checkout's rankviz, whatever the environment has installed
     env = dict(
         os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
@@ -424,7 +426,7 @@ def judging_url(tmp_path):
             if time.monotonic() > deadline:
                 pytest.fail(f"Voilà did not answer within {SERVER_START_TIMEOUT} s:\n{_log_tail(log)}", pytrace=False)
             time.sleep(0.25)
-        yield f"{base}/", store
+        yield f"{base}/"
     finally:
         process.terminate()
         try:
@@ -432,6 +434,14 @@ def judging_url(tmp_path):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture
+def judging_url(tmp_path):
+    """A notebook with an explorer judging into a store in tmp_path, served by Voilà; yields (url, store path)."""
+    store = tmp_path / "labels.sqlite"
+    with serve_cell(tmp_path, "explore_judge", _JUDGING_CELL.format(store=str(store))) as url:
+        yield url, store
 
 
 def test_a_grade_clicked_in_the_explorer_is_stored_and_shown(browser, judging_url):

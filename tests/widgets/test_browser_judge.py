@@ -8,28 +8,18 @@ Skips like tests/widgets/test_browser.py without Chromium, Voilà or Playwright 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import nbformat
 import pytest
 
 from rankviz.labels import LabelStore
-from tests.conftest import ROOT
 from tests.widgets.test_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     PAGE_TIMEOUT_MS,
-    SERVER_START_TIMEOUT,
     UPDATE_TIMEOUT_MS,
-    _check_requirements,
-    _free_port,
-    _log_tail,
+    serve_cell,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -51,43 +41,9 @@ ui
 @pytest.fixture
 def served(tmp_path):
     """A notebook with the judging widget over a store in tmp_path, served by Voilà; yields (url, store path)."""
-    _check_requirements()
     store = tmp_path / "labels.sqlite"
-    notebook = tmp_path / "judge.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_CELL.format(n=N_TODO, store=str(store)))])
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    nbformat.write(nb, notebook)
-    port, log = _free_port(), tmp_path / "voila.log"
-    command = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"]
-    # the kernel must import this checkout's rankviz, whatever the environment has installed
-    env = dict(
-        os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    )
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"Voilà exited with code {process.returncode}:\n{_log_tail(log)}", pytrace=False)
-            try:
-                with urllib.request.urlopen(f"{base}/voila/static/voila.js", timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"Voilà did not answer within {SERVER_START_TIMEOUT} s:\n{_log_tail(log)}", pytrace=False)
-            time.sleep(0.25)
-        yield f"{base}/", store
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serve_cell(tmp_path, "judge", _CELL.format(n=N_TODO, store=str(store))) as url:
+        yield url, store
 
 
 def _open(browser, url):
