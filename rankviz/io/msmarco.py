@@ -48,6 +48,8 @@ def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
 
     >>> looks_like_msmarco_run("1\t7\t1\n"), looks_like_msmarco_run("q1 Q0 d1\n")
     (True, False)
+    >>> looks_like_msmarco_run("q1 Q0 d1 0 0.0\tbm25\t1\n")  # a TREC line with TABs among its separators
+    False
     """
     start = 0
     while start < len(text):
@@ -55,7 +57,8 @@ def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
         line = text[start : None if end < 0 else end].strip(_SEPARATORS)
         if line and not (comments and line.startswith("#")):
             fields = line.split("\t")
-            return len(fields) == 3 and fields[2].strip().isdigit()
+            # three fields in all: a TREC line whose last separators happen to be TABs has more than three
+            return len(fields) == 3 and len(line.split()) == 3 and fields[2].strip().isdigit()
         if end < 0:
             break
         start = end + 1

@@ -175,3 +175,13 @@ def test_writer_refuses_ids_a_tsv_line_cannot_hold(tmp_path):
     with pytest.raises(rankviz.InputError, match="whitespace"):
         rankviz.write_run(run, tmp_path / "r.tsv", format="msmarco")
     assert not (tmp_path / "r.tsv").exists() or (tmp_path / "r.tsv").read_text() == ""
+
+
+def test_a_trec_run_line_with_tabs_among_its_separators_stays_a_trec_run(tmp_path):
+    """Three TAB fields are MS MARCO only when the line has three fields in all (Hypothesis found this one)."""
+    import rankviz
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0\tbm25\t7\nq1 Q0 d2 2 1.0 bm25\n")
+    run = rankviz.read_run(path)
+    assert run["doc_id"].tolist() == ["d1", "d2"] and run["score"].tolist() == [2.0, 1.0]
