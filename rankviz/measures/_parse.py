@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import numbers
 import re
@@ -80,7 +81,8 @@ def parse_measure(measure: str | Measure) -> Measure:
     family = find_family(match.group("name")) if match else None
     if match is None or family is None:
         raise _unknown(measure, match.group("name") if match else measure.strip())
-    params = _params(match.group("params") or "", family, measure)
+    family, params_text = _ir_measures_spelling(family, match.group("params") or "", measure)
+    params = _params(params_text, family, measure)
     cutoff = _cutoff(match.group("k"), family, measure)
     base = Measure(family.name, cutoff=cutoff)
     return base(**params) if params else base
@@ -90,19 +92,60 @@ def _ir_measures_name(measure) -> str | None:
     """The name of an ir_measures measure object (``ir_measures.nDCG@10``), or None for anything else.
 
     ir_measures writes its measures as rankviz does (``RR(rel=2)@10``, ``IPrec@0.25``), so the
-    name is parsed like any other; its ``nDCG(dcg='exp-log2')`` is rankviz's ``gain='exp'``.
+    name is parsed like any other; its own parameter spellings (``nDCG(dcg='exp-log2')``,
+    ``SetP(relative=True)``) are read by :func:`_ir_measures_spelling`.
     """
     module = type(measure).__module__ or ""
     if module.split(".")[0] != "ir_measures" or not hasattr(measure, "NAME"):
         return None
-    params = dict(getattr(measure, "params", {}) or {})
-    if measure.NAME == "nDCG" and params.get("dcg") in ("log2", "exp-log2") and not params.get("gains"):
-        gain = "exp" if params["dcg"] == "exp-log2" else "linear"
-        cutoff = params.get("cutoff")
-        rest = [f"{k}={v!r}" for k, v in params.items() if k not in ("dcg", "cutoff")]
-        text = "nDCG(" + ",".join([f"gain={gain!r}", *rest]) + ")"
-        return text if cutoff is None else f"{text}@{cutoff}"
     return str(measure)
+
+
+def _ir_measures_spelling(family: Family, text: str, measure: str) -> tuple[Family, str]:
+    """``family(text)`` with ir_measures' parameter spellings turned into rankviz's.
+
+    ir_measures' ``nDCG(dcg='log2')`` is rankviz's linear gain and ``dcg='exp-log2'`` its
+    ``gain='exp'``; its ``SetP(relative=True)`` (the object ``ir_measures.SetRelP``) is
+    rankviz's ``SetRelP``. Both spellings appear in rankviz's column labels (an
+    ir_measures object keeps its own name), so they must parse back.
+    """
+    items = [item for item in _split_params(text) if item.strip()]
+    pairs = [tuple(part.strip() for part in item.split("=", 1)) for item in items if "=" in item]
+    keys = {pair[0] for pair in pairs}
+    if family.name == "nDCG" and "dcg" in keys and "dcg" not in family.params:
+        return family, ",".join(_translate_dcg(pair, pairs, measure) for pair in pairs)
+    if family.name == "SetP" and "relative" in keys and "relative" not in family.params:
+        relative = _literal(dict(pairs)["relative"], measure)
+        if relative not in (True, False):
+            raise InputError(f"SetP's 'relative' parameter (ir_measures' spelling) is True or False. Got {measure!r}.")
+        rest = ",".join(f"{k}={v}" for k, v in pairs if k != "relative")
+        target = find_family("SetRelP") if relative else family
+        if target is None:  # SetRelP unregistered: say so rather than drop the parameter
+            raise family.refuse("relative")
+        return target, rest
+    return family, text
+
+
+def _translate_dcg(pair, pairs, measure: str) -> str:
+    key, value = pair
+    if key != "dcg":
+        return f"{key}={value}"
+    dcg = _literal(value, measure)
+    if dcg not in ("log2", "exp-log2"):
+        raise InputError(f"nDCG's 'dcg' parameter (ir_measures' spelling) is 'log2' or 'exp-log2'. Got {measure!r}.")
+    if dcg == "exp-log2" and any(k == "gains" for k, _ in pairs):
+        raise InputError(
+            f"{measure!r}: ir_measures' dcg='exp-log2' with gains= has no rankviz equivalent; "
+            "write the gains themselves, as in 'nDCG(gains={0: 0, 1: 1, 2: 3})@10'."
+        )
+    return "gain='exp'" if dcg == "exp-log2" else "gain='linear'"
+
+
+def _literal(text: str, measure: str):
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        raise InputError(f"Cannot read the parameter value {text!r} in measure {measure!r}.") from None
 
 
 def _parse_foreign(name: str) -> Measure:
