@@ -110,7 +110,11 @@ def _ir_measures_spelling(family: Family, text: str, measure: str) -> tuple[Fami
     ir_measures object keeps its own name), so they must parse back.
     """
     items = [item for item in _split_params(text) if item.strip()]
-    pairs = [tuple(part.strip() for part in item.split("=", 1)) for item in items if "=" in item]
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        if "=" in item:
+            key, value = item.split("=", 1)
+            pairs.append((key.strip(), value.strip()))
     keys = {pair[0] for pair in pairs}
     if family.name == "nDCG" and "dcg" in keys and "dcg" not in family.params:
         return family, ",".join(_translate_dcg(pair, pairs, measure) for pair in pairs)
