@@ -401,7 +401,7 @@ def read_jsonl(
     >>> rankviz.mrr(log.run, qrels=log.qrels, k=10).item()
     0.5
     >>> _ = open(path, "w").write('{"query_id": "q1", "retrieved": ["d1", "d2"], "context": ["d2"], '
-    ...                           '"relevant": ["d2"], "topic": "billing"}\n')
+    ...                           '"relevant": ["d2"], "topic": "billing"}\\n')
     >>> log = rankviz.read_jsonl(path, stages=["retrieved", "context"])
     >>> list(log.stages), log.queries.columns.tolist(), log.run["system"].iloc[0]
     (['retrieved', 'context'], ['query_id', 'topic'], 'log')
