@@ -36,7 +36,7 @@ SINGLE_SYSTEM = "run"
 
 #: column role -> names looked for, in order
 ALIASES: dict[str, tuple[str, ...]] = {
-    "query": ("query_id", "qid", "query"),
+    "query": ("query_id", "qid", "query", "question_id"),
     "doc": ("doc_id", "docid", "docno"),
     "score": ("score",),
     "rank": ("rank",),
@@ -173,9 +173,11 @@ def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, req
     for names in (ALIASES[role], FALLBACK_ALIASES.get(role, ())):
         found = [name for name in names if name in columns]
         if len(found) > 1:
+            ids = [name for name in found if name not in TEXT_COLUMNS] if role == "query" else found
             raise ColumnError(
                 f"The {what} has several columns that could be the {role} column: {', '.join(map(repr, found))}. "
-                f"Say which one with columns={{{role!r}: {found[0]!r}}}."
+                f"Say which one with columns={{{role!r}: {(ids or found)[0]!r}}}"
+                + (" (a query id, not its text)." if role == "query" else ".")
             )
         if found:
             return _single(columns, found[0], role, what)

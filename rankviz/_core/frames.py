@@ -21,14 +21,16 @@ names, so rankviz does not need them installed.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
 from .._errors import InputError
 
-__all__ = ["as_pandas", "is_foreign_frame", "arrow_table"]
+__all__ = ["as_pandas", "is_foreign_frame", "arrow_table", "unpack_bundles"]
 
 
 def _root_module(obj) -> str:
@@ -138,3 +140,35 @@ def as_pandas(data, what: str = "frame"):
     table = _without_string_views(arrow_table(data, what))
     strings = _string_dtype()
     return table.to_pandas(types_mapper=functools.partial(_pandas_type, strings=strings), split_blocks=True)
+
+
+def _is_bundle(value) -> bool:
+    """A reader's result holding qrels and queries (``RetrievalLog``, ``BeirData``): a dataclass instance."""
+    return (
+        dataclasses.is_dataclass(value)
+        and not isinstance(value, type)
+        and hasattr(value, "qrels")
+        and hasattr(value, "queries")
+    )
+
+
+def unpack_bundles(arguments: dict[str, Any], parameters, caller: str) -> None:
+    """Open a ``RetrievalLog`` given as the run (its run, and its qrels and queries where none were given)
+    or a log or ``BeirData`` given as the qrels (its qrels, and its queries), in place in ``arguments``."""
+    run: Any = arguments.get("run")
+    if _is_bundle(run):
+        if not isinstance(getattr(run, "run", None), pd.DataFrame):
+            raise InputError(
+                f"{caller}: the run is a {type(run).__name__}, which holds qrels and queries but no run; pass it "
+                f"as the qrels: {caller}(run, ..., qrels=data)."
+            )
+        arguments["run"] = run.run
+        if "qrels" in parameters and arguments.get("qrels") is None and run.qrels is not None:
+            arguments["qrels"] = run.qrels
+        if "queries" in parameters and arguments.get("queries") is None and run.queries is not None:
+            arguments["queries"] = run.queries
+    qrels: Any = arguments.get("qrels")
+    if _is_bundle(qrels):
+        arguments["qrels"] = qrels.qrels
+        if "queries" in parameters and arguments.get("queries") is None and qrels.queries is not None:
+            arguments["queries"] = qrels.queries

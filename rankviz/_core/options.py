@@ -18,7 +18,7 @@ from typing import Any, cast
 from .._errors import UnknownOptionError
 from .checks import check_choice, check_cutoff, check_rel
 from .columns import Columns
-from .frames import as_pandas, is_foreign_frame
+from .frames import as_pandas, is_foreign_frame, unpack_bundles
 
 __all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
 
@@ -224,6 +224,7 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
             raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
         values = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in option_keys}
         options = EvalOptions.resolve(caller, **values)
+        unpack_bundles(bound.arguments, signature.parameters, caller)  # read_jsonl's and read_beir's results
         for key, value in bound.arguments.items():  # polars, pyarrow, datasets: to pandas once, here
             if is_foreign_frame(value):
                 bound.arguments[key] = as_pandas(value, key)

@@ -15,10 +15,18 @@ Rules (each broken one is an error naming the file, the line and the fix):
   one kind per field throughout the file; the query id is required and unique;
 * the retrieved field is a list of ids, in rank order (rank 1 first); ``[]`` retrieves nothing;
 * scores, when named, are a list of finite numbers as long as the retrieved list; without
-  them ``score`` is ``-rank`` (as for MS MARCO runs);
+  them ``score`` is ``-rank`` (as for MS MARCO runs). Under the default name ``scores`` a
+  record may lack them: its list is then ranked in the order given, and a log that mixes
+  records with and without scores says so in one warning naming the first such line;
 * the relevant field is a list of ids (grade 1), or an object ``{id: grade}`` of integer
   grades (read per block with Python's ``json``: slower); a record without it (or with
-  ``null``) is a query without judgements, counted in one warning.
+  ``null``) is a query without judgements, counted in one warning. A key repeated in any
+  object (the record or its grades) is refused, naming the line and the key;
+* every other field whose values are strings, numbers or booleans is kept as a query
+  attribute (a column of ``queries``, for ``by=`` and ``failure_slices``); fields holding
+  lists or objects are not kept. A block with such fields is read again with Python's ``json``;
+* with ``stages=``, each named field is a list of ids per record (one list per pipeline
+  stage: retrieved, reranked, context, cited), read into ``stages``.
 """
 
 from __future__ import annotations
@@ -26,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import os
 import re
 
 import numpy as np
@@ -38,7 +45,17 @@ import pyarrow.json as pa_json
 from .._core.long_run import MAX_EXACT
 from .._core.memory import release_memory
 from .._errors import InputError, RankvizWarning, TrecFormatError, warn
-from .json_lines import bad_line, json_kind
+from .json_lines import (
+    Attributes,
+    bad_line,
+    json_kind,
+    parse_record,
+    record_scores,
+    stage_names,
+    stage_run,
+    system_name,
+    unique_queries,
+)
 from .run_frame import RunParts, run_frame, string_series
 from .validating_reader import CORRUPT, open_bytes
 
@@ -62,12 +79,18 @@ class RetrievalLog:
     qrels : DataFrame or None
         ``query_id``, ``doc_id`` (str) and ``relevance`` (int64); None when no record has a relevant field.
     queries : DataFrame or None
-        ``query_id`` and ``text`` (str), when a ``text=`` field was named.
+        ``query_id``, ``text`` (str) when a ``text=`` field was named, and one column per
+        other scalar field of the records (the query attributes ``by=`` slices by); None
+        when there is neither.
+    stages : dict or None
+        With ``stages=``: ``{field: run frame}`` in the order named, each run ranked in
+        list order (``score`` is ``-rank``): the input of :func:`rankviz.stages`.
     """
 
     run: pd.DataFrame
     qrels: pd.DataFrame | None
     queries: pd.DataFrame | None
+    stages: dict[str, pd.DataFrame] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +100,11 @@ class _Fields:
     score: str | None
     relevant: str | None
     text: str | None
+    optional_score: bool = False  # the default 'scores' name: a record may lack it
+    stages: tuple[str, ...] = ()  # further list fields, one per pipeline stage
+
+    def named(self) -> set[str]:
+        return {n for n in (self.query, self.retrieved, self.score, self.relevant, self.text, *self.stages) if n}
 
 
 class _Kinds:
@@ -97,6 +125,7 @@ class _Kinds:
             fields.append((f.relevant, pa.list_(arrow(self.gold))))
         if f.text:
             fields.append((f.text, pa.string()))
+        fields += [(stage, pa.list_(arrow(self.doc))) for stage in f.stages if stage != f.retrieved]
         return pa.schema(fields)
 
 
@@ -107,14 +136,15 @@ def _learn_kinds(kinds: _Kinds, block: bytes, f: _Fields) -> None:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return  # the parse of the block will name this line
         if not isinstance(record, dict):
             return
         kinds.query = kinds.query or json_kind(record.get(f.query))
-        docs = record.get(f.retrieved)
-        if isinstance(docs, list) and docs:
-            kinds.doc = kinds.doc or json_kind(docs[0])
+        for field in (f.retrieved, *f.stages):
+            docs = record.get(field)
+            if isinstance(docs, list) and docs:
+                kinds.doc = kinds.doc or json_kind(docs[0])
         gold = record.get(f.relevant) if f.relevant else None
         if isinstance(gold, dict) and kinds.graded is None:
             kinds.graded = True
@@ -143,14 +173,19 @@ def _ids(column, kind: str | None) -> pa.ChunkedArray:
     return column.cast(pa.large_string()) if kind == "int" or column.type != pa.large_string() else column
 
 
-def _graded(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds):
-    """The ``{id: grade}`` relevant field of every record of the block (Python's json): (row, ids, grades)."""
+def _records(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds) -> list[dict]:
+    """Every record of the block as a dict (Python's json; a repeated key or deep nesting names its line)."""
+    try:
+        return [parse_record(raw) for raw in block.split(b"\n") if raw.strip()]
+    except (ValueError, RecursionError):
+        raise bad_line(name, first, block, f, kinds, "a record breaks a rule") from None
+
+
+def _graded(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, records: list[dict]):
+    """The ``{id: grade}`` relevant field of every record of the block: (row, ids, grades)."""
     rows, ids, grades = [], [], []
-    row = 0
-    for raw in block.split(b"\n"):
-        if not raw.strip():
-            continue
-        gold = json.loads(raw).get(f.relevant) or {}
+    for row, record in enumerate(records):
+        gold = record.get(f.relevant) or {}
         if not isinstance(gold, dict) or not all(
             isinstance(g, int) and not isinstance(g, bool) and abs(g) <= MAX_EXACT for g in gold.values()
         ):
@@ -159,31 +194,53 @@ def _graded(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds):
             rows.append(row)
             ids.append(doc)
             grades.append(grade)
-        row += 1
     return np.asarray(rows, dtype=np.int64), pa.array(ids, pa.large_string()), np.asarray(grades, dtype=np.int64)
 
 
 class _Parts:
     """The columns gathered block by block."""
 
-    def __init__(self):
-        self.queries, self.docs, self.ranks, self.scores = [], [], [], []
-        self.gold_queries, self.gold_docs, self.grades = [], [], []
-        self.record_ids, self.texts = [], []
-        self.unjudged = 0
+    def __init__(self, f: _Fields):
+        self.queries: list = []
+        self.docs: list = []
+        self.ranks: list = []
+        self.scores: list = []
+        self.gold_queries: list = []
+        self.gold_docs: list = []
+        self.grades: list = []
+        self.record_ids: list = []
+        self.texts: list = []
+        self.attributes = Attributes()
+        self.stages: dict[str, list] = {stage: [] for stage in f.stages}
+        self.unjudged = self.gold_present = 0
+        self.scored = self.unscored = 0  # records with retrieved ids, with and without scores
+        self.first_unscored: int | None = None  # its line
+
+
+def _parsed(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds) -> tuple[pa.Table, bool]:
+    """The block parsed by Arrow, and whether it holds fields beyond the named ones (read then by Python too)."""
+    try:
+        try:
+            options = pa_json.ParseOptions(explicit_schema=kinds.schema(f), unexpected_field_behavior="error")
+            table, extra = pa_json.read_json(io.BytesIO(block), parse_options=options), False
+        except pa.ArrowInvalid as exc:
+            if "unexpected field" not in str(exc):
+                raise
+            options = pa_json.ParseOptions(explicit_schema=kinds.schema(f), unexpected_field_behavior="ignore")
+            table, extra = pa_json.read_json(io.BytesIO(block), parse_options=options), True
+        table.validate(full=True)  # UTF-8 of the strings kept
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise bad_line(name, first, block, f, kinds, str(exc)) from None
+    return table, extra
 
 
 def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts: _Parts) -> None:
     """Parse one block into ``parts``; any problem raises the error naming its line."""
     expected = len(_RECORD_START.findall(block))
-    try:
-        options = pa_json.ParseOptions(explicit_schema=kinds.schema(f), unexpected_field_behavior="ignore")
-        table = pa_json.read_json(io.BytesIO(block), parse_options=options)
-        table.validate(full=True)  # UTF-8 of the strings kept
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise bad_line(name, first, block, f, kinds, str(exc)) from None
+    table, extra = _parsed(name, first, block, f, kinds)
     if table.num_rows != expected or not _fine(table, f):
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule")
+    records = _records(name, first, block, f, kinds) if extra else None
     queries = _ids(table.column(f.query), kinds.query)
     retrieved = table.column(f.retrieved).combine_chunks()
     parent = pc.list_parent_indices(retrieved).to_numpy(zero_copy_only=False)
@@ -193,14 +250,14 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
     parts.queries.append(queries.take(pa.array(parent)))
     parts.docs.append(_ids(pc.list_flatten(retrieved), kinds.doc))
     parts.ranks.append(rank)
-    if f.score:
-        parts.scores.append(pc.list_flatten(table.column(f.score).combine_chunks()).to_numpy(zero_copy_only=False))
-    else:
-        parts.scores.append(-rank.astype(np.float64))
+    parts.scores.append(record_scores(first, block, f, table, retrieved, parent, rank, parts))
+    for stage in f.stages:
+        parts.stages[stage].append(table.column(stage).combine_chunks())
     if f.relevant:
-        _gold(name, first, block, f, kinds, parts, table, queries)
+        _gold(name, first, block, f, kinds, parts, table, queries, records)
     if f.text:
         parts.texts.append(table.column(f.text).fill_null(""))
+    parts.attributes.add(records, f.named(), table.num_rows)
 
 
 def _fine(table: pa.Table, f: _Fields) -> bool:
@@ -210,12 +267,13 @@ def _fine(table: pa.Table, f: _Fields) -> bool:
     retrieved = table.column(f.retrieved)
     if pc.list_flatten(retrieved).null_count:
         return False
+    for stage in f.stages:
+        if table.column(stage).null_count or pc.list_flatten(table.column(stage)).null_count:
+            return False
     if f.score:
         scores = table.column(f.score)
-        if (
-            scores.null_count
-            or not pc.all(pc.equal(pc.list_value_length(scores), pc.list_value_length(retrieved))).as_py()
-        ):
+        lengths = pc.equal(pc.list_value_length(scores), pc.list_value_length(retrieved))
+        if (scores.null_count and not f.optional_score) or not pc.all(pc.fill_null(lengths, True)).as_py():
             return False
         flat = pc.list_flatten(scores)
         if len(flat) and not pc.all(pc.is_finite(flat)).as_py():
@@ -223,14 +281,17 @@ def _fine(table: pa.Table, f: _Fields) -> bool:
     return True
 
 
-def _gold(name, first, block, f: _Fields, kinds: _Kinds, parts: _Parts, table: pa.Table, queries) -> None:
+def _gold(name, first, block, f: _Fields, kinds: _Kinds, parts: _Parts, table: pa.Table, queries, records) -> None:
     if kinds.graded:
-        rows, ids, grades = _graded(name, first, block, f, kinds)
+        records = records if records is not None else _records(name, first, block, f, kinds)
+        rows, ids, grades = _graded(name, first, block, f, kinds, records)
+        parts.gold_present += sum(record.get(f.relevant) is not None for record in records)
         judged = np.zeros(table.num_rows, dtype=bool)
         judged[rows] = True
         parts.unjudged += int((~judged).sum())  # an empty object counts as unjudged too
     else:
         gold = table.column(f.relevant).combine_chunks()
+        parts.gold_present += len(gold) - gold.null_count
         if pc.list_flatten(gold).null_count:
             raise bad_line(name, first, block, f, kinds, "a null relevant id")
         parts.unjudged += int(pc.sum(pc.fill_null(pc.equal(pc.list_value_length(gold), 0), True)).as_py() or 0)
@@ -245,7 +306,7 @@ def _gold(name, first, block, f: _Fields, kinds: _Kinds, parts: _Parts, table: p
 
 
 def _parse(name: str, stream, f: _Fields, block_size: int) -> _Parts:
-    kinds, parts = _Kinds(), _Parts()
+    kinds, parts = _Kinds(), _Parts(f)
     blocks = _blocks(stream, block_size)
     while True:
         try:
@@ -266,17 +327,6 @@ def _parse(name: str, stream, f: _Fields, block_size: int) -> _Parts:
     return parts
 
 
-def _unique_queries(name: str, parts: _Parts, f: _Fields) -> None:
-    ids = pa.chunked_array([c for a in parts.record_ids for c in a.chunks], type=pa.large_string())
-    counts = pc.value_counts(ids)
-    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-    if len(repeated):
-        raise InputError(
-            f"{name}: the query id {repeated[0].as_py()!r} has {f.query!r} in more than one record; a log holds one "
-            "record per query (merge them, or give each record its own id)."
-        )
-
-
 def read_jsonl(
     path,
     *,
@@ -286,6 +336,7 @@ def read_jsonl(
     score: str | None = "scores",
     text: str | None = None,
     system: str | None = None,
+    stages=None,
     block_size: int = BLOCK,
 ) -> RetrievalLog:
     """Read a retrieval log of JSON lines (one record per query) into a run, qrels and query texts.
@@ -301,11 +352,17 @@ def read_jsonl(
         None reads no qrels.
     score : str or None, default 'scores'
         The field of the retrieved ids' scores (a list as long as ``retrieved``).
-        None, or the default name when the first record has no such field: ``score`` is ``-rank``.
+        None: ``score`` is ``-rank``. Under the default name a record may lack the field
+        (its list is ranked in the order given; a log mixing both warns once).
     text : str, optional
         The field of the query text, for ``queries``.
     system : str, optional
-        The ``system`` of the run's rows; by default the file's name.
+        The ``system`` of the run's rows; by default the file's name without its
+        extensions (``logs/bm25.jsonl.gz`` is ``bm25``).
+    stages : list of str, optional
+        Fields holding one list of ids per pipeline stage, in pipeline order (``["retrieved",
+        "reranked", "context", "cited"]``), read into ``.stages``; ``retrieved`` then
+        defaults to the first of them.
     block_size : int, default 16 MiB
         Bytes parsed at once: memory is bounded by a few blocks beside the result.
 
@@ -313,7 +370,8 @@ def read_jsonl(
     -------
     RetrievalLog
         ``.run`` (the columns of :func:`rankviz.read_run`), ``.qrels`` (``query_id``,
-        ``doc_id``, ``relevance``, or None) and ``.queries`` (or None).
+        ``doc_id``, ``relevance``, or None), ``.queries`` (the texts and the other scalar
+        fields as query attributes, or None) and ``.stages`` (or None).
 
     Raises
     ------
@@ -331,7 +389,8 @@ def read_jsonl(
     -----
     RankvizWarning
         Once, with their count, for records without relevant ids (their queries are
-        not in the qrels, so evaluation does not count them).
+        not in the qrels, so evaluation does not count them); once for a log where some
+        records have scores and others (the first named) have none.
 
     Examples
     --------
@@ -341,42 +400,46 @@ def read_jsonl(
     >>> log = rankviz.read_jsonl(path, query="question", retrieved="ids", relevant="gold", score=None)
     >>> rankviz.mrr(log.run, qrels=log.qrels, k=10).item()
     0.5
+    >>> _ = open(path, "w").write('{"query_id": "q1", "retrieved": ["d1", "d2"], "context": ["d2"], '
+    ...                           '"relevant": ["d2"], "topic": "billing"}\\n')
+    >>> log = rankviz.read_jsonl(path, stages=["retrieved", "context"])
+    >>> list(log.stages), log.queries.columns.tolist(), log.run["system"].iloc[0]
+    (['retrieved', 'context'], ['query_id', 'topic'], 'log')
     """
+    staged_fields = stage_names(stages)
+    if staged_fields and retrieved == "retrieved" and "retrieved" not in staged_fields:
+        retrieved = staged_fields[0]
     for label, value in (("query", query), ("retrieved", retrieved)):
         if not isinstance(value, str) or not value:
             raise InputError(f"The {label!r} parameter of read_jsonl must be a field name. Got {value!r} instead.")
-    name, _, stream = open_bytes(path)
-    with stream:
-        try:
-            head = stream.read(1 << 16)
-        except CORRUPT as exc:
-            raise TrecFormatError(f"{name}: the compressed data is corrupt or truncated ({exc}).") from None
-    fields = _Fields(query, retrieved, _optional(score, "scores", head), _optional(relevant, "relevant", head), text)
+    fields = _Fields(query, retrieved, score, relevant, text, optional_score=score == "scores", stages=staged_fields)
     name, _, stream = open_bytes(path)
     with stream:
         parts = _parse(name, stream, fields, block_size)
-    _unique_queries(name, parts, fields)
-    if fields.relevant and parts.unjudged:
+    unique_queries(name, parts.record_ids, fields.query)
+    probed = relevant == "relevant" and not parts.gold_present  # the default name, in no record
+    if parts.scored and parts.unscored:
+        warn(
+            f"{name}: {parts.unscored} record(s) with retrieved ids have no {score!r} (the first on line "
+            f"{parts.first_unscored}) while {parts.scored} have them: those lists are ranked in the order given. "
+            f"Give every record its scores, or pass score=None to rank every list in its order.",
+            RankvizWarning,
+        )
+    if fields.relevant and parts.unjudged and not probed:
         warn(
             f"{name}: {parts.unjudged} record(s) have no relevant ids in {fields.relevant!r}: their queries are not "
             "in the qrels, so evaluation leaves them out. Give them their gold ids, or drop them from the log.",
             RankvizWarning,
         )
-    tag = system if system is not None else os.path.basename(name) or "run"
+    tag = system if system is not None else system_name(name)
+    staged = (
+        {stage: stage_run(name, parts.record_ids, parts.stages[stage], tag) for stage in staged_fields}
+        if staged_fields
+        else None
+    )
     run = _run(name, parts, tag)
-    return RetrievalLog(run=run, qrels=_qrels(parts) if fields.relevant else None, queries=_queries(parts, fields))
-
-
-def _optional(given: str | None, default: str, head: bytes) -> str | None:
-    """A field name, or None: the default name is dropped when the first record does not have it."""
-    if given is None or given != default:
-        return given
-    first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return given  # the parse names the line
-    return given if not isinstance(record, dict) or default in record else None
+    qrels = _qrels(parts) if fields.relevant and not probed else None
+    return RetrievalLog(run=run, qrels=qrels, queries=_queries(parts, fields), stages=staged)
 
 
 def _concat(chunks: list) -> pa.ChunkedArray:
@@ -404,7 +467,15 @@ def _qrels(parts: _Parts) -> pd.DataFrame:
 
 
 def _queries(parts: _Parts, f: _Fields) -> pd.DataFrame | None:
-    if not f.text:
+    attributes = parts.attributes.frame()
+    if not f.text and not len(attributes.columns):
         return None
-    texts = pa.chunked_array([c for a in parts.texts for c in a.chunks], type=pa.string())
-    return pd.DataFrame({"query_id": string_series(_concat(parts.record_ids)), "text": string_series(texts)})
+    frame = pd.DataFrame({"query_id": string_series(_concat(parts.record_ids))})
+    if f.text:
+        frame["text"] = string_series(pa.chunked_array([c for a in parts.texts for c in a.chunks], type=pa.string()))
+    for column in attributes.columns:
+        if column not in frame.columns:
+            frame[column] = (
+                attributes[column].to_numpy() if attributes[column].dtype == object else attributes[column].array
+            )
+    return frame

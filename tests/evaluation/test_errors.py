@@ -24,7 +24,7 @@ def test_missing_query_column(qrels):
     run = pd.DataFrame({"qnum": ["q1"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(
         rankviz.ColumnError,
-        match=r"no query column: looked for 'query_id', 'qid', 'query', 'question', 'topic'; its columns are 'qnum', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}",
+        match=r"no query column: looked for 'query_id', 'qid', 'query', 'question_id', 'question', 'topic'; its columns are 'qnum', 'doc_id', 'score'\. Name it with columns=\{'query': 'your_column'\}",
     ):
         run.rank.mrr(qrels=qrels)
 
