@@ -3,9 +3,21 @@
 A label store (:class:`rankviz.labels.LabelStore` writes it) is a SQLite database
 whose header carries rankviz's application id and the schema version
 (``PRAGMA application_id`` and ``PRAGMA user_version``, bytes 68 and 60 of the
-file), with two tables: ``rankviz_meta`` (``format``, ``schema_version``) and
+file), with the tables ``rankviz_meta`` (``format``, ``schema_version``) and
 ``judgements`` (one row per judgement, never updated: a changed label is a new
 row, a withdrawn one a row whose grade is NULL).
+
+Schema 2 (rankviz writes it for new stores) adds provenance to each judgement:
+``kind`` (``'human'`` or ``'model'``), ``judge`` (the judge's name, ``''`` for a
+person), ``fingerprint`` (the judge's configuration hash) and ``raw`` (a model's
+answer as it came), and a ``failures`` table: a pair a judge could not grade, with
+the reason (never a grade). A schema 1 store (the first release) opens unchanged
+and its rows read as human judgements; :meth:`rankviz.labels.LabelStore.upgrade`
+moves it to schema 2 when a model is to write into it.
+
+Values are checked as they are read (SQLite is loosely typed, and another tool may
+have written the file): a grade that is not an integer of magnitude at most 2**53
+or NULL, an empty or non-text id, or an unknown kind refuses the file, naming the row.
 
 This module sits with the readers (input layer) so that :func:`rankviz.read_qrels`
 and every evaluation function taking a qrels path read a store without knowing
@@ -35,6 +47,8 @@ __all__ = [
     "check_store",
     "connect_read_only",
     "read_rows",
+    "read_failures",
+    "schema_version",
     "resolve_qrels",
     "read_store_qrels",
 ]
@@ -44,10 +58,16 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 #: ``PRAGMA application_id`` of a rankviz label store ("RKVL")
 APPLICATION_ID = 0x524B564C
 #: the schema this rankviz writes and reads; a store with a larger ``user_version`` is refused
-SCHEMA_VERSION = 1
-RESOLVE_CHOICES = ("latest", "majority", "mean")
+SCHEMA_VERSION = 2
+#: ``human_first``: a pair's human grades decide it (the latest); a model's fill only the pairs no person graded
+RESOLVE_CHOICES = ("latest", "majority", "mean", "human_first")
+KIND_CHOICES = ("human", "model")
 
-_COLUMNS = ("id", "query_id", "doc_id", "grade", "annotator", "time", "source")
+_V1_COLUMNS = ("id", "query_id", "doc_id", "grade", "annotator", "time", "source")
+_PROVENANCE = ("kind", "judge", "fingerprint", "raw")
+_COLUMNS = _V1_COLUMNS + _PROVENANCE
+_FAILURE_COLUMNS = ("id", "query_id", "doc_id", "annotator", "judge", "fingerprint", "time", "reason", "raw")
+_MAX_GRADE = 2**53
 
 
 def is_sqlite_file(path) -> bool:
@@ -103,20 +123,21 @@ def check_store(path) -> int:
             "has rankviz's application id but no schema version",
             "It is not a store rankviz wrote; give a new path.",
         )
-    _check_contents(path)
+    _check_contents(path, version)
     return version
 
 
-def _check_contents(path) -> None:
+def _check_contents(path, version: int) -> None:
     """SQLite's quick integrity check and the meta table, through a read-only connection."""
     try:
         connection = connect_read_only(path, checking=True)
         try:
             ok = connection.execute("PRAGMA quick_check").fetchone()[0]
             meta = dict(connection.execute("SELECT key, value FROM rankviz_meta").fetchall())
-            connection.execute(
-                "SELECT id, query_id, doc_id, grade, annotator, time, source FROM judgements LIMIT 1"
-            ).fetchall()
+            columns = _COLUMNS if version >= 2 else _V1_COLUMNS
+            connection.execute(f"SELECT {', '.join(columns)} FROM judgements LIMIT 1").fetchall()
+            if version >= 2:
+                connection.execute(f"SELECT {', '.join(_FAILURE_COLUMNS)} FROM failures LIMIT 1").fetchall()
         finally:
             connection.close()
     except sqlite3.DatabaseError as error:
@@ -141,15 +162,86 @@ def connect_read_only(path, *, checking: bool = False) -> sqlite3.Connection:
     return connection
 
 
-def read_rows(connection: sqlite3.Connection) -> pd.DataFrame:
-    """Every judgement of a store, in the order they were committed (``id``)."""
-    rows = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM judgements ORDER BY id").fetchall()
-    columns = list(zip(*rows)) if rows else [() for _ in _COLUMNS]
-    frame = pd.DataFrame({name: list(values) for name, values in zip(_COLUMNS, columns)})
+def schema_version(connection: sqlite3.Connection) -> int:
+    """The schema version of an open store (``PRAGMA user_version``)."""
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+# the first row whose values another tool could have written but rankviz never does (SQLite does not enforce types)
+_BAD_ROW = f"""
+SELECT id, query_id, doc_id, grade, annotator, time, source, {{kind}} FROM judgements
+WHERE NOT (grade IS NULL OR (typeof(grade) = 'integer' AND grade BETWEEN -{_MAX_GRADE} AND {_MAX_GRADE}))
+   OR typeof(query_id) != 'text' OR trim(query_id) = '' OR typeof(doc_id) != 'text' OR trim(doc_id) = ''
+   OR typeof(annotator) != 'text' OR trim(annotator) = '' OR typeof(time) != 'text'
+   OR {{kind}} NOT IN ('human', 'model')
+ORDER BY id LIMIT 1
+"""
+
+
+def _why(row: tuple) -> str:
+    _, query_id, doc_id, grade, annotator, time, _, kind = row
+    if not (grade is None or (isinstance(grade, int) and abs(grade) <= _MAX_GRADE)):
+        return f"grade {grade!r} ({type(grade).__name__}) is not an integer of magnitude at most 2**53, nor NULL"
+    for name, value in (("query_id", query_id), ("doc_id", doc_id), ("annotator", annotator)):
+        if not isinstance(value, str) or not value.strip():
+            return f"{name} {value!r} is not a non-empty text"
+    if not isinstance(time, str):
+        return f"time {time!r} is not a text"
+    return f"kind {kind!r} is neither 'human' nor 'model'"
+
+
+def _check_values(connection: sqlite3.Connection, version: int, path: str) -> None:
+    bad = connection.execute(_BAD_ROW.format(kind="kind" if version >= 2 else "'human'")).fetchone()
+    if bad is None:
+        return
+    position = connection.execute("SELECT count(*) FROM judgements WHERE id <= ?", (bad[0],)).fetchone()[0]
+    raise InputError(
+        f"{path} has a judgement rankviz cannot read: row {position} of its judgements table (id {bad[0]}): "
+        f"{_why(bad)}. Another tool wrote it (SQLite does not enforce types); the file is unchanged. Correct or "
+        "delete that row with a SQLite tool (a grade is an integer, or NULL for a withdrawn judgement; ids are "
+        "non-empty text), or restore the store from a backup."
+    )
+
+
+def read_rows(connection: sqlite3.Connection, path: str = "the label store") -> pd.DataFrame:
+    """Every judgement of a store, in the order they were committed (``id``), each value checked.
+
+    A schema 1 store's rows read as human judgements (``kind='human'``, no judge).
+
+    Raises
+    ------
+    rankviz.InputError
+        Naming the row, for a value rankviz never writes (a grade of ``'high'``,
+        ``1.5`` or ``2**62``, an empty id, an unknown kind).
+    """
+    version = schema_version(connection)
+    _check_values(connection, version, path)
+    selected = _COLUMNS if version >= 2 else _V1_COLUMNS
+    rows = connection.execute(f"SELECT {', '.join(selected)} FROM judgements ORDER BY id").fetchall()
+    columns = list(zip(*rows)) if rows else [() for _ in selected]
+    frame = pd.DataFrame({name: list(values) for name, values in zip(selected, columns)})
+    if version < 2:
+        frame = frame.assign(kind="human", judge="", fingerprint="", raw=None)
     frame["id"] = frame["id"].astype(np.int64)
     frame["grade"] = pd.array(frame["grade"].tolist(), dtype="Int64")
-    for name in ("query_id", "doc_id", "annotator", "time", "source"):
+    for name in ("query_id", "doc_id", "annotator", "time", "source", "kind", "judge", "fingerprint"):
         frame[name] = frame[name].astype("str")
+    frame["raw"] = frame["raw"].astype(object)
+    return frame
+
+
+def read_failures(connection: sqlite3.Connection) -> pd.DataFrame:
+    """The pairs judges could not grade, with the reason (none in a schema 1 store)."""
+    if schema_version(connection) < 2:
+        rows: list = []
+    else:
+        rows = connection.execute(f"SELECT {', '.join(_FAILURE_COLUMNS)} FROM failures ORDER BY id").fetchall()
+    columns = list(zip(*rows)) if rows else [() for _ in _FAILURE_COLUMNS]
+    frame = pd.DataFrame({name: list(values) for name, values in zip(_FAILURE_COLUMNS, columns)})
+    frame["id"] = frame["id"].astype(np.int64)
+    for name in _FAILURE_COLUMNS[1:-1]:
+        frame[name] = frame[name].astype("str")
+    frame["raw"] = frame["raw"].astype(object)
     return frame
 
 
@@ -185,29 +277,58 @@ def _combine(latest: pd.DataFrame, resolve: str) -> pd.DataFrame:
     return best
 
 
+def _kind_of_pairs(latest: pd.DataFrame) -> pd.Series:
+    """Per (query, doc): ``human``, ``model``, or ``mixed`` when people and a model both gave the grades combined."""
+    return latest.groupby(["query_id", "doc_id"], sort=False)["kind"].agg(
+        lambda k: k.iloc[0] if k.nunique() == 1 else "mixed"
+    )
+
+
 def resolve_qrels(
-    rows: pd.DataFrame, *, annotator=None, resolve: str = "latest", caller: str = "read_qrels"
+    rows: pd.DataFrame, *, annotator=None, kind=None, resolve: str = "latest", caller: str = "read_qrels"
 ) -> pd.DataFrame:
     """Qrels from a store's judgements: each annotator's latest grade per pair, combined by ``resolve``.
 
     Returns a frame like :func:`rankviz.read_qrels` gives: ``query_id``, ``iteration``
     (``"0"``), ``doc_id``, ``relevance`` (int64), in the order the pairs were first
-    judged. Withdrawn judgements (the latest row has no grade) leave the pair unjudged.
+    judged; and, when any grade returned came from a model, a ``kind`` column
+    (``human``, ``model``, or ``mixed`` for a grade combined from both), which
+    evaluation reads to say how much of a top k a model graded. Withdrawn judgements
+    (the latest row has no grade) leave the pair unjudged.
     """
     if resolve not in RESOLVE_CHOICES:
         raise InputError(
             f"The 'resolve' parameter of {caller} must be one of {', '.join(map(repr, RESOLVE_CHOICES))}. Got {resolve!r} instead."
         )
+    if kind is not None and kind not in KIND_CHOICES:
+        raise InputError(
+            f"The 'kind' parameter of {caller} must be 'human', 'model' or None (both). Got {kind!r} instead."
+        )
     rows = _chosen(rows, annotator, caller)
+    if kind is not None:
+        if not (rows["kind"] == kind).any():
+            raise InputError(
+                f"{caller}: no {kind} judgement in the store{' by the annotators chosen' if annotator is not None else ''}; "
+                f"its judgements are {', '.join(sorted(set(rows['kind']))) or 'none yet'}. Pass kind=None for every judgement."
+            )
+        rows = rows[rows["kind"] == kind]
     first = rows.groupby(["query_id", "doc_id"], sort=False)["id"].min()
     latest = rows.loc[rows.groupby(["query_id", "doc_id", "annotator"], sort=False)["id"].idxmax()]
     latest = latest[latest["grade"].notna()]
-    combined = _combine(latest, resolve) if len(latest) else latest
+    if resolve == "human_first" and len(latest):
+        has_human = latest.groupby(["query_id", "doc_id"], sort=False)["kind"].transform(lambda k: (k == "human").any())
+        latest = latest[~has_human.astype(bool) | (latest["kind"] == "human")]
+    combined = _combine(latest, "latest" if resolve == "human_first" else resolve) if len(latest) else latest
+    if len(combined) and resolve in ("majority", "mean"):  # the grade combines every annotator's: say whose
+        pair_kind = _kind_of_pairs(latest)
+        combined = combined.assign(
+            kind=pair_kind.reindex(pd.MultiIndex.from_frame(combined[["query_id", "doc_id"]])).to_numpy()
+        )
     combined = combined.assign(
         first=first.reindex(pd.MultiIndex.from_frame(combined[["query_id", "doc_id"]])).to_numpy()
     )
     combined = combined.sort_values("first", kind="stable")
-    return pd.DataFrame(
+    qrels = pd.DataFrame(
         {
             "query_id": pd.array(combined["query_id"].tolist(), dtype="str"),
             "iteration": pd.array(["0"] * len(combined), dtype="str"),
@@ -215,14 +336,17 @@ def resolve_qrels(
             "relevance": combined["grade"].to_numpy(dtype=np.int64),
         }
     )
+    if len(combined) and (combined["kind"] != "human").any():
+        qrels["kind"] = pd.array(combined["kind"].tolist(), dtype="str")
+    return qrels
 
 
-def read_store_qrels(path, *, annotator=None, resolve: str = "latest") -> pd.DataFrame:
+def read_store_qrels(path, *, annotator=None, kind=None, resolve: str = "latest") -> pd.DataFrame:
     """The qrels of a label store file (checked first, read through a read-only connection)."""
     check_store(path)
     connection = connect_read_only(path)
     try:
-        rows = read_rows(connection)
+        rows = read_rows(connection, os.fspath(path))
     finally:
         connection.close()
-    return resolve_qrels(rows, annotator=annotator, resolve=resolve, caller="read_qrels")
+    return resolve_qrels(rows, annotator=annotator, kind=kind, resolve=resolve, caller="read_qrels")

@@ -302,7 +302,13 @@ def read_runs(paths, *, system_from: str = "tag", comments: bool = True, format:
 
 
 def read_qrels(
-    path, *, comments: bool = True, format: str | None = None, annotator=None, resolve: str = "latest"
+    path,
+    *,
+    comments: bool = True,
+    format: str | None = None,
+    annotator=None,
+    kind: str | None = None,
+    resolve: str = "latest",
 ) -> pd.DataFrame:
     """Read a TREC qrels file (or a label store).
 
@@ -320,15 +326,20 @@ def read_qrels(
         tabs: both names read the same four fields, and give the same frame.
     annotator : str or list of str, optional
         A label store only: whose judgements (default: every annotator's).
-    resolve : {'latest', 'majority', 'mean'}, default 'latest'
+    kind : {'human', 'model'}, optional
+        A label store only: people's judgements or a model's (default: both).
+    resolve : {'latest', 'majority', 'mean', 'human_first'}, default 'latest'
         A label store only: how several annotators' grades of one pair become one
-        (see :meth:`rankviz.labels.LabelStore.to_qrels`).
+        (see :meth:`rankviz.labels.LabelStore.to_qrels`); ``'human_first'`` takes a
+        person's grade where there is one and fills the rest from the model.
 
     Returns
     -------
     DataFrame
         Columns ``query_id`` (str), ``iteration`` (str, ignored by evaluation),
-        ``doc_id`` (str) and ``relevance`` (int64), in file order.
+        ``doc_id`` (str) and ``relevance`` (int64), in file order. From a label store
+        whose labels came partly from a model, a ``kind`` column too (``human``,
+        ``model``, ``mixed``): evaluation reads it to say how much a model graded.
 
     Raises
     ------
@@ -353,10 +364,10 @@ def read_qrels(
     """
     _check_format(format, "read_qrels")
     if is_sqlite_file(path):  # a label store; any other SQLite file is refused there, untouched
-        return read_store_qrels(path, annotator=annotator, resolve=resolve)
-    if annotator is not None or resolve != "latest":
+        return read_store_qrels(path, annotator=annotator, kind=kind, resolve=resolve)
+    if annotator is not None or kind is not None or resolve != "latest":
         raise InputError(
-            f"read_qrels: annotator= and resolve= apply to a label store (rankviz.labels.LabelStore); "
+            f"read_qrels: annotator=, kind= and resolve= apply to a label store (rankviz.labels.LabelStore); "
             f"{display_name(path)} is a TREC qrels file. Leave them out."
         )
     parsed = read_fast(path, QRELS_COLUMNS)

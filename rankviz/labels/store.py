@@ -27,6 +27,25 @@ from .label_studio import label_studio_rows
 
 __all__ = ["LabelStore"]
 
+# schema 2 = schema 1's table plus provenance columns (appended, as ALTER TABLE does in ``upgrade``) and failures
+_PROVENANCE_SCHEMA = """
+ALTER TABLE judgements ADD COLUMN kind TEXT NOT NULL DEFAULT 'human';
+ALTER TABLE judgements ADD COLUMN judge TEXT NOT NULL DEFAULT '';
+ALTER TABLE judgements ADD COLUMN fingerprint TEXT NOT NULL DEFAULT '';
+ALTER TABLE judgements ADD COLUMN raw TEXT;
+CREATE TABLE failures (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    time TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    raw TEXT
+);
+CREATE INDEX judgements_by_judge ON judgements (judge, fingerprint);
+"""
 _SCHEMA = f"""
 CREATE TABLE rankviz_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE judgements (
@@ -39,12 +58,21 @@ CREATE TABLE judgements (
     source TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX judgements_by_pair ON judgements (query_id, doc_id, annotator);
+{_PROVENANCE_SCHEMA}
 INSERT INTO rankviz_meta VALUES ('format', 'rankviz label store'), ('schema_version', '{fmt.SCHEMA_VERSION}');
 PRAGMA application_id = {fmt.APPLICATION_ID};
 PRAGMA user_version = {fmt.SCHEMA_VERSION};
 """
 
 _INSERT = "INSERT INTO judgements (query_id, doc_id, grade, annotator, time, source) VALUES (?, ?, ?, ?, ?, ?)"
+_INSERT_MODEL = (
+    "INSERT INTO judgements (query_id, doc_id, grade, annotator, time, source, kind, judge, fingerprint, raw) "
+    "VALUES (?, ?, ?, ?, ?, ?, 'model', ?, ?, ?)"
+)
+_INSERT_FAILURE = (
+    "INSERT INTO failures (query_id, doc_id, annotator, judge, fingerprint, time, reason, raw) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def _now() -> str:
@@ -169,8 +197,12 @@ class LabelStore:
             if not create:
                 raise InputError(f"LabelStore: there is no store at {self.path!r}; pass create=True to make a new one.")
             _create(self.path)
-        fmt.check_store(self.path)  # read-only: refuses (and leaves untouched) anything but a rankviz store
+        #: the file's schema version (1: written by the first release, its rows read as human judgements)
+        self.version = fmt.check_store(self.path)  # read-only: refuses (and leaves untouched) anything but a store
         self._connection: sqlite3.Connection | None = None
+
+    def __fspath__(self) -> str:  # rankviz.read_qrels(store) and evaluate(..., store) read the store's file
+        return self.path
 
     # -- connection ----------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -199,12 +231,12 @@ class LabelStore:
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
 
-    def _write(self, rows: list[tuple]) -> None:
+    def _write(self, rows: list[tuple], statement: str = _INSERT) -> None:
         """Append rows in one committed transaction."""
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany(_INSERT, rows)
+            db.executemany(statement, rows)
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -238,6 +270,65 @@ class LabelStore:
             _text(annotator, "annotator", "LabelStore.remove"), _now(), str(source),
         )  # fmt: skip
         self._write([row])
+
+    def add_model(
+        self, query_id, doc_id, grade, *, annotator: str, judge: str, fingerprint: str, raw=None, source: str = "judge"
+    ) -> None:  # fmt: skip
+        """Record one model judgement with its provenance; when this returns it is committed to disk.
+
+        ``judge`` and ``fingerprint`` name the judge and its configuration, ``raw`` is
+        the model's answer as it came. :func:`rankviz.labels.judge_pairs` calls this.
+        """
+        self._needs_provenance("add_model")
+        row = (
+            _text(query_id, "query_id", "LabelStore.add_model"), _text(doc_id, "doc_id", "LabelStore.add_model"),
+            _grade(grade, "LabelStore.add_model"), _text(annotator, "annotator", "LabelStore.add_model"), _now(),
+            str(source), _text(judge, "judge", "LabelStore.add_model"), str(fingerprint), None if raw is None else str(raw),
+        )  # fmt: skip
+        self._write([row], _INSERT_MODEL)
+
+    def add_failure(
+        self, query_id, doc_id, reason: str, *, annotator: str, judge: str, fingerprint: str, raw=None
+    ) -> None:  # fmt: skip
+        """Record that a judge could not grade a pair, and why (a failure is never a grade); committed on return."""
+        self._needs_provenance("add_failure")
+        row = (
+            _text(query_id, "query_id", "LabelStore.add_failure"), _text(doc_id, "doc_id", "LabelStore.add_failure"),
+            _text(annotator, "annotator", "LabelStore.add_failure"), _text(judge, "judge", "LabelStore.add_failure"),
+            str(fingerprint), _now(), str(reason), None if raw is None else str(raw),
+        )  # fmt: skip
+        self._write([row], _INSERT_FAILURE)
+
+    def _needs_provenance(self, caller: str) -> None:
+        if self.version < 2:
+            raise InputError(
+                f"LabelStore.{caller}: {self.path} is a schema 1 label store (written by an earlier rankviz), which "
+                "cannot record a model's judgements. Call store.upgrade() first (older rankviz versions then refuse "
+                "the file), or judge into a new store."
+            )
+
+    def upgrade(self) -> None:
+        """Move a schema 1 store to schema 2 (provenance and failures), in one transaction; its rows stay human.
+
+        Opening an old store never changes it; this does, once: rankviz versions
+        before schema 2 then refuse the file. Nothing happens to a schema 2 store.
+        """
+        if self.version >= 2:
+            return
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if fmt.schema_version(db) < 2:  # another process may have upgraded it meanwhile
+                for statement in _PROVENANCE_SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("UPDATE rankviz_meta SET value = ? WHERE key = 'schema_version'", (str(fmt.SCHEMA_VERSION),))
+                db.execute(f"PRAGMA user_version = {fmt.SCHEMA_VERSION}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        self.version = fmt.SCHEMA_VERSION
 
     def import_qrels(self, qrels, *, annotator: str, source: str | None = None) -> int:
         """Bring outside labels in: a TREC qrels file, a qrels frame or ``{query: {doc: grade}}``, in one transaction.
@@ -308,8 +399,25 @@ class LabelStore:
     # -- reading -------------------------------------------------------------------------------
     def history(self) -> pd.DataFrame:
         """Every judgement in the order committed: ``id``, ``query_id``, ``doc_id``, ``grade`` (missing: withdrawn),
-        ``annotator``, ``time`` (UTC, ISO 8601) and ``source``."""
-        return fmt.read_rows(self._db())
+        ``annotator``, ``time`` (UTC, ISO 8601), ``source``, ``kind`` (``human`` or ``model``), ``judge`` and
+        ``fingerprint`` (the model judge's name and configuration hash) and ``raw`` (the model's answer)."""
+        return fmt.read_rows(self._db(), self.path)
+
+    def failures(self) -> pd.DataFrame:
+        """The pairs model judges could not grade: ``query_id``, ``doc_id``, ``annotator``, ``judge``,
+        ``fingerprint``, ``time``, ``reason`` (a timeout, an unparsable answer, ...) and ``raw``."""
+        return fmt.read_failures(self._db())
+
+    def graded_by(self, judge: str, fingerprint: str) -> set[tuple[str, str]]:
+        """The (query id, doc id) pairs this judge (name and configuration fingerprint) has graded."""
+        if self.version < 2:
+            return set()
+        rows = self._db().execute(
+            "SELECT DISTINCT query_id, doc_id FROM judgements WHERE kind = 'model' AND judge = ? AND fingerprint = ? "
+            "AND grade IS NOT NULL",
+            (str(judge), str(fingerprint)),
+        )
+        return {(str(q), str(d)) for q, d in rows}
 
     def annotators(self) -> list[str]:
         """The annotators' names, sorted."""
@@ -325,9 +433,13 @@ class LabelStore:
             )
             .fetchone()
         )
-        return None if row is None else row[0]
+        if row is None or row[0] is None:
+            return None
+        if isinstance(row[0], bool) or not isinstance(row[0], int) or abs(row[0]) > 2**53:
+            self.history()  # names the row another tool wrote, and the fix
+        return row[0]
 
-    def to_qrels(self, path=None, *, annotator=None, resolve: str = "latest"):
+    def to_qrels(self, path=None, *, annotator=None, kind=None, resolve: str = "latest"):
         """The store's current labels as qrels: a frame, or (with ``path``) a TREC qrels file.
 
         Parameters
@@ -337,17 +449,23 @@ class LabelStore:
             store itself (or its ``-wal``/``-shm`` files) or any SQLite file.
         annotator : str or list of str, optional
             Whose labels (default: every annotator's).
-        resolve : {'latest', 'majority', 'mean'}, default 'latest'
+        kind : {'human', 'model'}, optional
+            People's labels or a model's (default: both).
+        resolve : {'latest', 'majority', 'mean', 'human_first'}, default 'latest'
             How several annotators' latest grades of one pair become one: the most
             recent, the most frequent (a tie goes to the most recent of the tied
-            grades), or the mean rounded half up.
+            grades), the mean rounded half up, or a person's grade wherever one
+            exists (the latest person's), the model's for the rest.
 
         Returns
         -------
         DataFrame or None
-            ``query_id``, ``iteration``, ``doc_id``, ``relevance``, as :func:`rankviz.read_qrels` returns.
+            ``query_id``, ``iteration``, ``doc_id``, ``relevance``, as :func:`rankviz.read_qrels` returns
+            (with a ``kind`` column when a model gave any of the grades).
         """
-        qrels = fmt.resolve_qrels(self.history(), annotator=annotator, resolve=resolve, caller="LabelStore.to_qrels")
+        qrels = fmt.resolve_qrels(
+            self.history(), annotator=annotator, kind=kind, resolve=resolve, caller="LabelStore.to_qrels"
+        )
         if path is None:
             return qrels
         if self._is_me(path) or fmt.is_sqlite_file(path):

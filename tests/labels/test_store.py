@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import rankviz
+from rankviz.io import label_file
 from rankviz.labels import LabelStore
 from tests.conftest import ROOT
 
@@ -179,7 +180,7 @@ def _foreign_sqlite(path):
 def _newer_store(path):
     LabelStore(path).close()
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 2")
+    db.execute(f"PRAGMA user_version = {label_file.SCHEMA_VERSION + 1}")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
 
