@@ -52,6 +52,7 @@ from .evaluation import (
     summary,
     table,
 )
+from .evaluation.leaderboard import ranks
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
 from .io import (
@@ -73,6 +74,7 @@ from .io import (
 )
 from .measures import Measure, parse_measure
 from .stats.failure_causes import failure_slices
+from .stats.rank_intervals import RankIntervals
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
@@ -93,6 +95,7 @@ __all__ = [
     "InputError",
     "Measure",
     "QueryIdWarning",
+    "RankIntervals",
     "RankvizError",
     "RankvizWarning",
     "RetrievalLog",
@@ -123,6 +126,7 @@ __all__ = [
     "qrels_to_dict",
     "r_precision",
     "ranked_list",
+    "ranks",
     "read_beir",
     "read_jsonl",
     "read_qrels",
