@@ -129,19 +129,29 @@ class RankIntervals:
         if ax is None:
             _, ax = plt.subplots(figsize=(6.5, max(2.0, 0.22 * n + 1.0)), layout="constrained")
         y = np.arange(n)
-        ax.hlines(y, frame["rank_low"], frame["rank_high"], color="#4c72b0", linewidth=3, alpha=0.7)
+        # each interval as a bar from its first to its last rank, half a rank either side, so a single rank shows too
+        ax.barh(
+            y,
+            frame["rank_high"] - frame["rank_low"] + 0.7,
+            left=frame["rank_low"] - 0.35,
+            height=0.5,
+            color="#4c72b0",
+            alpha=0.45,
+        )
         ax.plot(frame["rank"], y, "o", color="#222222", markersize=4)
         ax.set_yticks(y)
         ax.set_yticklabels(
             [f"{_plain(s)}  ({t})" for s, t in zip(frame["system"], frame["tier"], strict=True)],
             fontsize=8 if n <= 30 else 6,
         )
-        ax.invert_yaxis()
+        ax.set_ylim(n - 0.5, -0.5)  # best on top, no margin beyond the first and last rows
         ax.set_xlabel(f"rank ({self.confidence_level:.0%} simultaneous interval)")
         ax.set_xlim(0.5, n + 0.5)
         from matplotlib.ticker import MaxNLocator
 
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        if n == 1:
+            ax.set_xticks([1])
         ax.set_title(_plain(f"Rank intervals of the {self.statistic}"), fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         return ax
