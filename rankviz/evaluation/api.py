@@ -38,6 +38,7 @@ from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from ..stats.segments import Slices
+from ..stats.suite_compare import suite_compare_of
 from . import slices, suites
 from .pipeline import (
     aggregate_per_system,
@@ -210,6 +211,19 @@ def _evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_syste
     if per_query:
         return table
     return suites.suite_means(table, means, columns, weighted=bool(weighted))
+
+
+def _compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options):
+    """``compare`` of a suite: the macro-average difference, stratified t-interval and randomization test."""
+    if by is not None or test != "randomization" or stats_options.method != "t":
+        raise InputError(
+            "compare of a suite tests the macro-average difference with a stratified randomization test and a "
+            "stratified t-interval: leave test=, method= and by= at their defaults (or compare one dataset at a time)."
+        )
+    pairs = labelled(measures, options.rel)
+    table, _ = suites.suite_per_query(runs, pairs, qrels, options, _suite_one, caller="compare")
+    names = list(dict.fromkeys(label for label, _ in pairs))
+    return suite_compare_of(table, baseline=baseline, measures=names, correction=correction, cfg=stats_options)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> float | pd.Series:
@@ -410,11 +424,16 @@ def compare(
         per segment, corrected over every system x segment x measure, with a test of whether the
         difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
+    A suite (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) is compared on
+    its macro average: see :func:`rankviz.stats.suite_compare`.
+
     Returns
     -------
     Comparison
         See :func:`rankviz.stats.compare`.
     """
+    if suites.is_suite(runs, qrels):
+        return _compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)
     if by is not None:
         return slices.compare_sliced(runs, baseline, _measures(measures, options), qrels, by=by, queries=queries,
                                      test=test, correction=correction, options=options, stats_options=stats_options)  # fmt: skip

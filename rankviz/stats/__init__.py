@@ -53,6 +53,7 @@ from .paired import DIFFERENCE_INTERVALS, compare, paired_differences, power
 from .power_analysis import PowerResult
 from .rank_intervals import RankIntervals, ranks
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .suite_compare import suite_compare
 from .suites import MetaAnalysis, SuiteIntervals, meta_analysis, suite_intervals
 from .table_exports import SignificanceTable
 
@@ -78,6 +79,7 @@ __all__ = [
     "CORRECTIONS",
     "failure_slices",
     "suite_intervals",
+    "suite_compare",
     "SuiteIntervals",
     "meta_analysis",
     "MetaAnalysis",

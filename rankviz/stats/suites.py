@@ -38,6 +38,7 @@ __all__ = [
     "SuiteIntervals",
     "MetaAnalysis",
     "suite_matrices",
+    "measure_columns",
     "suite_intervals",
     "meta_analysis",
     "stratified_means",
@@ -51,7 +52,7 @@ MACRO = "(macro average)"
 WEIGHTED = "(query-weighted average)"
 
 
-def _measure_columns(table: pd.DataFrame, measures, caller: str) -> list[str]:
+def measure_columns(table: pd.DataFrame, measures, caller: str) -> list[str]:
     keys = {"dataset", "system", "query_id"}
     if measures is None:
         found = [c for c in table.columns if c not in keys and pd.api.types.is_numeric_dtype(table[c])]
@@ -232,7 +233,7 @@ def suite_intervals(
     n_resamples, confidence_level, entropy = stats_options.n_resamples, stats_options.level, stats_options.entropy
     alpha = (1 - confidence_level) / 2
     rows, notes = [], []
-    for measure in _measure_columns(table, measures, caller):
+    for measure in measure_columns(table, measures, caller):
         datasets, systems, mats = suite_matrices(table, measure, caller)
         check_budget(n_resamples, max(m.shape[0] for m in mats), len(datasets) * len(systems), caller)
         means = np.stack([m.mean(axis=0) for m in mats])  # (D, S)

@@ -297,3 +297,56 @@ def test_a_three_collection_suite_of_real_runs():
             assert table.loc[(name, "bm25"), ["nDCG@10", "AP"]].tolist() == alone.iloc[0].tolist()
     per = table.drop(index="(macro average)", level="dataset")
     assert table.loc[("(macro average)", "bm25"), "AP"] == pytest.approx(per["AP"].mean(), abs=1e-15)
+
+
+def test_compare_of_a_suite_is_the_stratified_comparison_of_its_per_query_table(example_suite):
+    got = rankviz.compare(example_suite, "bm25", ["nDCG@10", "RR@10"], rng=5, n_resamples=999)
+    table = rankviz.evaluate(example_suite, ["nDCG@10", "RR@10"], per_query=True)
+    direct = rankviz.stats.suite_compare(table, baseline="bm25", rng=5, n_resamples=999)
+    pd.testing.assert_frame_equal(got.table, direct.table)
+    assert got.test == "stratified randomization"
+    assert list(got.table["system"]) == ["bm25+rerank", "bm25+rerank", "rrf", "rrf", "tfidf", "tfidf"]
+    with pytest.raises(rankviz.InputError, match="stratified"):
+        rankviz.compare(example_suite, "bm25", ["nDCG@10"], method="bca")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(2, 30), min_size=1, max_size=5), st.integers(0, 2**31))
+def test_the_suite_difference_and_interval_equal_the_formulas(sizes, seed):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d, n in enumerate(sizes):
+        for i in range(n):
+            b = float(rng.random())
+            rows += [(f"d{d}", "base", f"q{i}", b), (f"d{d}", "new", f"q{i}", b + float(rng.normal(0.05, 0.2)))]
+    table = pd.DataFrame(rows, columns=["dataset", "system", "query_id", "m"])
+    res = rankviz.stats.suite_compare(table, baseline="base", rng=0, n_resamples=200).table.iloc[0]
+    wide = table.pivot_table(index=["dataset", "query_id"], columns="system", values="m")
+    diff = (wide["new"] - wide["base"]).groupby(level="dataset")
+    k = len(sizes)
+    estimate = diff.mean().mean()
+    pieces = diff.var(ddof=1) / diff.size() / k**2
+    se = math.sqrt(pieces.sum())
+    df = se**4 / (pieces**2 / (diff.size() - 1)).sum()
+    half = sps.t.ppf(0.975, df) * se
+    assert res["difference"] == pytest.approx(estimate, abs=1e-12)
+    assert res["ci_low"] == pytest.approx(estimate - half, abs=1e-9)
+    assert res["ci_high"] == pytest.approx(estimate + half, abs=1e-9)
+    assert 0 < res["p_value"] <= 1 and res["n_queries"] == sum(sizes)
+
+
+def test_the_stratified_randomization_test_holds_its_level_under_the_null():
+    """Seeded: 200 suites of 3 datasets with no true difference; rejections at 0.05 within Monte Carlo error."""
+    master = np.random.default_rng(11)
+    rejections = 0
+    for rep in range(200):
+        rows = []
+        for d, n in enumerate((15, 30, 60)):
+            difficulty = master.random(n) * (d + 1) / 3
+            for s in ("base", "new"):
+                values = np.clip(difficulty + master.normal(0, 0.2, n), 0, 1)
+                rows += [(f"d{d}", s, f"q{i}", float(v)) for i, v in enumerate(values)]
+        table = pd.DataFrame(rows, columns=["dataset", "system", "query_id", "m"])
+        p = rankviz.stats.suite_compare(table, baseline="base", rng=rep, n_resamples=500).table["p_value"].iloc[0]
+        rejections += p <= 0.05
+    assert rejections / 200 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 200)
