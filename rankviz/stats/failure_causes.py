@@ -21,16 +21,18 @@ rare term is pulled towards "no difference" and needs many failures to score hig
 from __future__ import annotations
 
 import math
+import numbers
 import re
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_int
+from .._core.checks import check_int, shown
 from .._core.columns import columns_text, find_column
 from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
 from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
+from .attribute_bins import MISSING, attribute_segments, check_bins
 from .inference import benjamini_hochberg
 
 __all__ = ["failure_slices", "FAILURE_COLUMNS", "text_terms"]
@@ -50,8 +52,6 @@ FAILURE_COLUMNS = (
     "q_value",
 )
 
-#: a numeric attribute with more distinct values than this is cut into quantile bins
-MAX_LEVELS = 10
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -106,12 +106,14 @@ def failure_slices(
         whose names parse as measures, ``RR@10``, ``nDCG@10``, ...) and every column
         of ``queries`` but its id and text. The text is always tested when ``queries`` has one.
     threshold : float, default 0.0
-        A query fails when its measure is at most this.
+        A query fails when its measure is at most this (a number; a string or None is refused).
     bins : int, default 4
         A numeric attribute with more than 10 distinct values is cut into this many
-        quantile bins (``pandas.qcut``, equal counts, repeated edges merged); with 10
-        or fewer every value is its own slice. Missing values are the slice
-        ``"(missing)"``.
+        quantile bins (2 to 1000; order-statistic edges, equal counts, repeated edges
+        merged, integers compared exactly); with 10 or fewer every value is its own
+        slice, and a string attribute is never numeric (``"01"`` is not ``"1"``).
+        Missing values are the slice ``"(missing)"``. The rule is
+        :mod:`rankviz.stats.attribute_bins`', shared with ``by=``.
     min_count : int, default 5
         Slices of fewer queries (and text terms in fewer queries) are not tested:
         they could not reach significance after the correction and would only
@@ -168,7 +170,8 @@ def failure_slices(
     ('source', 'faq', 10, 1.0)
     """
     caller = "failure_slices"
-    bins = check_int(bins, "bins", caller, low=2)
+    bins = check_bins(bins, caller)
+    threshold = _threshold(threshold, caller)
     min_count = check_int(min_count, "min_count", caller, low=1)
     ids, failed, name, system = _failures(per_query, measure, system, threshold, caller)
     frame = per_query_table(per_query, caller).frame
@@ -189,6 +192,15 @@ def failure_slices(
     table = _scored(candidates, failed)
     table.attrs["rankviz"] = {**meta, "n_candidates": len(candidates)}
     return table
+
+
+def _threshold(value, caller: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
+        raise InputError(
+            f"The 'threshold' parameter of {caller} must be a number: a query fails when its measure is at most it "
+            f"(0.0: nothing found). Got {shown(value)} instead."
+        )
+    return float(value)
 
 
 def _failures(per_query, measure, system, threshold, caller):
@@ -277,26 +289,12 @@ def _attribute_slices(frame, ids, queries, attributes, system, measure, bins, ca
     """(attribute, value, kind, mask) for every value or quantile bin of every attribute."""
     table = _attribute_table(frame, ids, queries, attributes, system, measure, caller)
     for column in table.columns:
-        values = table[column]
-        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-        missing = values.isna().to_numpy()
-        if numeric and values.nunique() > MAX_LEVELS:
-            cut = pd.qcut(values.astype("float64"), q=bins, duplicates="drop")
-            for interval in cut.cat.categories:
-                mask = (cut == interval).to_numpy()
-                label = f"[{_number(values[mask].min())}, {_number(values[mask].max())}]"
-                yield str(column), label, "bin", mask
-        else:
-            labels = values.astype("str").to_numpy(dtype=object)
-            for value in pd.unique(labels[~missing]):
-                yield str(column), str(value), "value", (labels == value) & ~missing
-        if missing.any():
-            yield str(column), "(missing)", "value", missing
-
-
-def _number(value) -> str:
-    value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.4g}"
+        cut = attribute_segments(table[column], bins=bins, name=str(column), caller=caller, ids=ids)
+        labels = cut.labels
+        for label in labels.categories:
+            mask = np.asarray(labels == label)
+            kind = "value" if label == MISSING or not cut.binned else "bin"
+            yield str(column), str(label), kind, mask
 
 
 def _term_slices(ids, texts, min_count, phrases):
