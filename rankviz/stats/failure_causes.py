@@ -35,7 +35,7 @@ from ..measures import parse_measure
 from .attribute_bins import MISSING, attribute_segments, check_bins
 from .inference import benjamini_hochberg
 
-__all__ = ["failure_slices", "FAILURE_COLUMNS", "text_terms"]
+__all__ = ["failure_slices", "FAILURE_COLUMNS", "STOPWORDS", "text_terms"]
 
 #: the columns of :func:`failure_slices`' table, in order
 FAILURE_COLUMNS = (
@@ -54,6 +54,16 @@ FAILURE_COLUMNS = (
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+#: English function words: a phrase that starts or ends with one is not tested (its other word is)
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her here
+    hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other
+    our ours out over own same she should so some such than that the their theirs them then there these they this
+    those through to too under until up very was we were what when where which while who whom why will with would
+    you your yours""".split()
+)
 
 
 def text_terms(text: str, *, phrases: bool = True) -> set[str]:
@@ -119,7 +129,9 @@ def failure_slices(
         they could not reach significance after the correction and would only
         lengthen it.
     phrases : bool, default True
-        Test two-word phrases of the query text as well as words.
+        Test two-word phrases of the query text as well as words; a phrase that starts
+        or ends with a function word (``STOPWORDS``: "the refund", "i endpoint") is not
+        tested, its other word is.
 
     Returns
     -------
@@ -133,7 +145,9 @@ def failure_slices(
         ``p_value`` (Fisher, one-sided) and ``q_value`` (Benjamini-Hochberg over every
         candidate tested, under-represented ones included). ``attrs["rankviz"]``
         records the system, measure, threshold, numbers of queries, failures and
-        candidates tested.
+        candidates tested. Candidates holding the same queries are one candidate: an
+        attribute value before a word before a phrase; ``attrs["rankviz"]["same_queries"]``
+        maps each kept one (``"attribute=value"`` or ``"text:term"``) to the others.
 
     Raises
     ------
@@ -179,9 +193,10 @@ def failure_slices(
     texts = query_texts(queries, caller) if queries is not None and _has_text(queries) else {}
     if texts:
         candidates.extend(_term_slices(ids, texts, min_count, phrases))
-    candidates = [c for c in candidates if min_count <= c[3].sum() < len(ids)]
+    candidates, same = _distinct_slices([c for c in candidates if min_count <= c[3].sum() < len(ids)])
     n, f = len(ids), int(failed.sum())
-    meta = {"system": system, "measure": name, "threshold": float(threshold), "n_queries": n, "n_failures": f}
+    meta = {"system": system, "measure": name, "threshold": float(threshold), "n_queries": n, "n_failures": f,
+            "same_queries": same}  # fmt: skip
     if f == 0 or f == n or not candidates:
         why = "no query fails" if f == 0 else "every query fails" if f == n else "no slice is large enough"
         warn(f"{caller}: {why} ({f} of {n} queries with {name} <= {threshold:g}); nothing to explain.",
@@ -297,6 +312,27 @@ def _attribute_slices(frame, ids, queries, attributes, system, measure, bins, ca
             yield str(column), str(label), kind, mask
 
 
+def _distinct_slices(candidates: list) -> tuple[list, dict[str, list[str]]]:
+    """One candidate per set of queries: an attribute before a word before a phrase (then the first);
+    with, for each kept one that stood for others, their names (``"attribute=value"``, ``"text:term"``)."""
+    rank = {"value": 0, "bin": 0, "word": 1, "phrase": 2}
+    order = sorted(range(len(candidates)), key=lambda i: (rank[candidates[i][2]], i))
+    kept: dict[bytes, int] = {}
+    same: dict[str, list[str]] = {}
+    for i in order:
+        key = np.packbits(candidates[i][3]).tobytes()
+        if key not in kept:
+            kept[key] = i
+        else:
+            same.setdefault(_slice_name(candidates[kept[key]]), []).append(_slice_name(candidates[i]))
+    return [candidates[i] for i in sorted(kept.values())], same
+
+
+def _slice_name(candidate) -> str:
+    attribute, value, kind, _ = candidate
+    return f"text:{value}" if kind in ("word", "phrase") else f"{attribute}={value}"
+
+
 def _term_slices(ids, texts, min_count, phrases):
     """(\"text\", term, \"word\"/\"phrase\", mask) for every term in at least ``min_count`` queries."""
     position = {q: i for i, q in enumerate(ids)}
@@ -306,6 +342,9 @@ def _term_slices(ids, texts, min_count, phrases):
         if i is None:
             continue
         for term in text_terms(text, phrases=phrases):
+            words = term.split(" ")
+            if len(words) > 1 and (words[0] in STOPWORDS or words[-1] in STOPWORDS):
+                continue  # "i endpoint", "the refund", "refund for": the signal is the other word's
             rows.setdefault(term, []).append(i)
     for term in sorted(rows):
         where = rows[term]

@@ -82,7 +82,7 @@ def test_failure_slices_keep_strings_and_close_numbers_apart():
     n = 60
     table = pd.DataFrame(
         {"query_id": [f"q{i}" for i in range(n)], "RR@10": [0.0, 1.0, 1.0] * 20,
-         "code": ["01", "1"] * 30, "score": [12345.6, 12345.7] * 30, "hash": [2**60 + i for i in range(n)],
+         "code": ["01", "1"] * 30, "score": [12345.6, 12345.7, 12345.7, 12345.7] * 15, "hash": [2**60 + i for i in range(n)],
          "spread": [[np.inf, -np.inf, float(i)][i % 3] for i in range(n)]}
     )  # fmt: skip
     result = rankviz.failure_slices(table, min_count=1)
