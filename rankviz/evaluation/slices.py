@@ -60,7 +60,7 @@ from .._errors import ColumnError, InputError
 from ..io.per_query import query_texts
 from ..measures import Measure, parse_measures
 from ..measures import dispatch as kernels
-from ..stats.attribute_bins import MISSING, attribute_segments
+from ..stats.attribute_bins import MISSING, attribute_segments, check_scalars
 from ..stats.segments import Slices, bootstrap_by_of, compare_by_of
 from .pipeline import evaluated_cells, index_frame, metadata, read_run_input, with_rel
 
@@ -167,6 +167,7 @@ def _run_column(run, name: str, j, options: EvalOptions) -> pd.Series:
     system = find_column(frame, "system", options.columns.get("system"), required=False, what="run")
     keys = [query] if system is None or j.systems is None else [system, query]
     part = frame[keys + [name]].astype(dict.fromkeys(keys, "str"))
+    check_scalars(part[name], name, "by", ids=part[query].to_numpy())
     counts = part.groupby(keys, sort=False)[name].nunique(dropna=False)
     if (counts > 1).any():
         where = counts[counts > 1].index[0]

@@ -33,7 +33,16 @@ import pandas as pd
 from .._core.checks import check_int, shown
 from .._errors import InputError
 
-__all__ = ["MAX_LEVELS", "MAX_BINS", "MISSING", "AttributeSegments", "attribute_segments", "check_bins", "number_texts"]
+__all__ = [
+    "MAX_LEVELS",
+    "MAX_BINS",
+    "MISSING",
+    "AttributeSegments",
+    "attribute_segments",
+    "check_bins",
+    "check_scalars",
+    "number_texts",
+]
 
 #: a numeric attribute with more distinct values than this is cut into quantile bins
 MAX_LEVELS = 10
@@ -121,7 +130,8 @@ def _value_texts(values: list) -> list[str]:
     return _distinct([repr(_python(v)) for v in values])
 
 
-def _refuse_non_scalars(values: pd.Series, name: str, caller: str, ids) -> None:
+def check_scalars(values: pd.Series, name: str, caller: str, ids=None) -> None:
+    """Refuse, naming the attribute and the query (or row), a value that is a list, an array, a dict or a frame."""
     if values.dtype != object:
         return
     for i, value in enumerate(values.tolist()):
@@ -226,7 +236,7 @@ def attribute_segments(values, keep=None, *, bins: int = 4, name: str = "attribu
         pd.Series(values).reset_index(drop=True) if not isinstance(values, pd.Series) else values.reset_index(drop=True)
     )
     keep = np.ones(len(values), dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
-    _refuse_non_scalars(values, name, caller, ids)
+    check_scalars(values, name, caller, ids)
     missing = _missing(values)
     labels = np.full(len(values), MISSING, dtype=object)
     tail = [MISSING] if missing.any() else []
