@@ -62,11 +62,14 @@ def read_label_studio(path) -> list:
         ) from None
 
 
-def _annotator(annotation: Mapping) -> str:
+def _annotator(annotation: Mapping, where: str) -> str:
     who = annotation.get("completed_by")
     if isinstance(who, Mapping):
         who = who.get("email") or who.get("id")
-    return "label-studio" if who is None else (str(who) if "@" in str(who) else f"label-studio:{who}")
+    if who is None:
+        return "label-studio"
+    who = check_text(who, "completed_by", f"{_CALLER} ({where})")  # a user id or an email, never a list's repr
+    return who if "@" in who else f"label-studio:{who}"
 
 
 def _choice_grade(choice, grades: Mapping | None, where: str) -> int:
@@ -185,7 +188,7 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
             if grade is None:
                 continue
             query_id, doc_id = _ids(task, query_key, doc_key, where)
-            rows.append((query_id, doc_id, grade, _annotator(annotation), _instant(annotation, where)))
+            rows.append((query_id, doc_id, grade, _annotator(annotation, where), _instant(annotation, where)))
     minimum = datetime.datetime.min.replace(tzinfo=datetime.UTC)
     rows.sort(key=lambda row: minimum if row[4] is None else row[4])
     return [(*row[:4], "" if row[4] is None else row[4].isoformat(timespec="microseconds")) for row in rows]

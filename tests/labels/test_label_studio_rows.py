@@ -50,6 +50,8 @@ def store(tmp_path):
         ([task(value={"choices": ["2" * 20]})], None, r"'choice' parameter.*at most 2\*\*53"),
         ([task(when="yesterday")], None, r"task 1 has the time 'yesterday'.*ISO 8601"),
         ([task()], ["Rel"], r"'grades' parameter .* must be a dict"),
+        ([task(who=[7, 8])], None, r"'completed_by' parameter of .*task 1.*must be a string.*list"),
+        ([task(who={"email": ["x@example.org"]})], None, r"'completed_by' parameter of .*task 1.*list"),
     ],
 )
 def test_every_imported_row_passes_the_checks_of_add(store, export, grades, match):
