@@ -185,7 +185,7 @@ class LLMJudge(Judge):
         payload.setdefault("temperature", self.temperature)
         if self.max_tokens is not None:
             payload.setdefault("max_tokens", self.max_tokens)
-        requests = 0
+        requests, last = 0, ""
         while True:
             if stop.is_set():
                 return None if requests == 0 else Judgement(None, f"{last} (the run stopped)", requests=requests)
