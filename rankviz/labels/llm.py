@@ -410,12 +410,12 @@ def llm_judge(
             "llm_judge: prompt must be a string with the fields {query} and {passage} (and optionally {grades}). "
             f"Got {prompt!r} instead."
         )
-    for label, value, low in (("concurrency", concurrency, 1), ("max_retries", max_retries, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise InputError(f"llm_judge: {label} must be an integer of at least {low}. Got {value!r} instead.")
-    for label, value in (("timeout", timeout), ("backoff", backoff), ("max_wait", max_wait)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-            raise InputError(f"llm_judge: {label} must be a number of seconds (>= 0). Got {value!r} instead.")
+    for label, count, low in (("concurrency", concurrency, 1), ("max_retries", max_retries, 0)):
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < low:
+            raise InputError(f"llm_judge: {label} must be an integer of at least {low}. Got {count!r} instead.")
+    for label, seconds in (("timeout", timeout), ("backoff", backoff), ("max_wait", max_wait)):
+        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not seconds >= 0:
+            raise InputError(f"llm_judge: {label} must be a number of seconds (>= 0). Got {seconds!r} instead.")
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise InputError("llm_judge: api_key must be a non-empty string or None.")
     if extra_body is not None and not isinstance(extra_body, Mapping):

@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankviz import InputError, RankvizWarning
-from rankviz import labels
+from rankviz import InputError, RankvizWarning, labels
 from rankviz.labels import LabelStore, callable_judge, judge_pairs, llm_judge, parse_grade
 from tests.conftest import ROOT
 from tests.labels.chat_server import serve
