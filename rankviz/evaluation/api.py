@@ -41,13 +41,13 @@ from ..stats.segments import Slices
 from . import slices
 from .pipeline import (
     aggregate_per_system,
-    read_judgements,
     evaluated_cells,
     index_frame,
     judge_run,
     kept_cells,
     labelled,
     metadata,
+    read_judgements,
     relabel,
     runs_from_frames,
     system_cells,

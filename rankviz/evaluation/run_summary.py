@@ -154,7 +154,7 @@ def summary(
     table.attrs["rankviz"] = metadata(j, measures, options)
     share = model_share(run, qrels, k=k, options=options, caller="summary")
     if share is not None:  # qrels with a kind column (a label store a model judged into)
-        table[share.name] = table.index.get_level_values("system").map(share).to_numpy(dtype=float)
+        table[share.name] = table.index.get_level_values("system").map(share.to_dict()).to_numpy(dtype=float)
         warn_model_labels(share, qrels, "summary")
     if options.ties == "trec_eval":
         _warn_if_ties_matter(j, measures[:-1], keep)
