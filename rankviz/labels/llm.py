@@ -117,6 +117,34 @@ def _public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+class Secret:
+    """An API key that shows as ``'***'`` in reprs, ``vars()`` and tracebacks' locals, and refuses to be pickled."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        raise TypeError(
+            "An LLMJudge with an api_key is not pickled: the key would be written out. Make the judge where it is used."
+        )
+
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo) -> Secret:
+        return self
+
+
 class LLMJudge(Judge):
     """A model behind an OpenAI-compatible chat-completions endpoint as a judge (see :func:`llm_judge`)."""
 
@@ -137,7 +165,7 @@ class LLMJudge(Judge):
         self.backoff = backoff
         self.max_wait = max_wait
         self.batch_size = concurrency
-        self.__key = api_key  # name-mangled, never printed; only the Authorization header carries it
+        self.__key = None if api_key is None else Secret(api_key)  # only the Authorization header carries it
         self.fingerprint = config_fingerprint(
             {
                 "kind": "openai-chat-completions", "model": model, "prompt": self.prompt_template(), "scale": scale,
@@ -157,12 +185,12 @@ class LLMJudge(Judge):
         return [{"role": "user", "content": _fill(self.prompt_template(), {"query": query, "passage": passage})}]
 
     def _redact(self, text):
-        if text is None or not self.__key:
+        if text is None or self.__key is None:
             return text
-        return str(text).replace(self.__key, "***")
+        return str(text).replace(self.__key.reveal(), "***")
 
     def __repr__(self) -> str:
-        key = "'***'" if self.__key else "None"
+        key = "'***'" if self.__key is not None else "None"
         return (
             f"LLMJudge(model={self.model!r}, base_url={_public_url(self.base_url)!r}, scale={self.scale}, "
             f"fingerprint={self.fingerprint!r}, api_key={key}, concurrency={self.concurrency})"
@@ -172,7 +200,7 @@ class LLMJudge(Judge):
     def _client(self):
         import httpx
 
-        headers = {"Authorization": f"Bearer {self.__key}"} if self.__key else {}
+        headers = {"Authorization": f"Bearer {self.__key.reveal()}"} if self.__key is not None else {}
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
         return httpx.Client(headers=headers, timeout=httpx.Timeout(self.timeout), limits=limits)
 
@@ -197,6 +225,8 @@ class LLMJudge(Judge):
                 last = f"timeout: no answer within {self.timeout} s"
             except httpx.TransportError as error:  # refused, reset, closed mid-answer
                 last = f"connection error: {type(error).__name__}: {self._redact(error)}"
+            except httpx.RequestError as error:  # an answer that cannot be decoded, ...
+                last = f"request error: {type(error).__name__}: {self._redact(error)}"
             else:
                 status = response.status_code
                 if status == 200:
@@ -372,6 +402,14 @@ def llm_judge(
     ImportError
         When httpx is missing: ``pip install rankviz[judge]``.
 
+    Notes
+    -----
+    A model that reasons aloud before answering (``<think>...``) fails the strict
+    parsing, and ``max_tokens=8`` cuts it off: switch its reasoning off (a server
+    option in ``extra_body``, or a model without it) or use a prompt and
+    ``max_tokens`` under which it answers with the grade alone. The failures'
+    reasons and raw answers (``store.failures()``) show what it said.
+
     Examples
     --------
     >>> from rankviz import labels
@@ -416,8 +454,10 @@ def llm_judge(
     for label, seconds in (("timeout", timeout), ("backoff", backoff), ("max_wait", max_wait)):
         if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not seconds >= 0:
             raise InputError(f"llm_judge: {label} must be a number of seconds (>= 0). Got {seconds!r} instead.")
-    if api_key is not None and (not isinstance(api_key, str) or not api_key):
-        raise InputError("llm_judge: api_key must be a non-empty string or None.")
+    if api_key is not None and (
+        not isinstance(api_key, str) or not api_key.strip() or not api_key.isascii() or not api_key.isprintable()
+    ):
+        raise InputError("llm_judge: api_key must be a non-empty string of printable ASCII characters, or None.")
     if extra_body is not None and not isinstance(extra_body, Mapping):
         raise InputError(f"llm_judge: extra_body must be a dict. Got {type(extra_body).__name__} instead.")
     return LLMJudge(

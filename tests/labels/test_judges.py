@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import email.utils
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -186,6 +189,15 @@ def test_429_waits_as_long_as_retry_after_says_within_max_wait(server, tmp_path)
         assert shortest <= elapsed < longest, (key, elapsed)
 
 
+def test_429_with_an_http_date_in_retry_after(server, store):
+    when = email.utils.formatdate(time.time() + 1, usegmt=True)
+    url = server({"dated": [{"status": 429, "retry_after": when}, {"answer": "3"}]})
+    pairs, queries, documents = _texts(["dated"])
+    started = time.monotonic()
+    judge_pairs(_judge(url, max_wait=5), pairs, store, queries=queries, documents=documents, progress=False)
+    assert _grades(store) == {"d0": 3} and time.monotonic() - started < 4
+
+
 def test_429_that_never_ends_is_recorded_after_the_retries(server, store, log):
     url = server({"busy": [{"status": 429, "retry_after": "0"}]})
     pairs, queries, documents = _texts(["busy"])
@@ -347,6 +359,17 @@ def test_the_api_key_never_reaches_the_store_reprs_reports_or_errors(server, tmp
         llm_judge("not a url", "m", api_key=KEY)
     errors.append(str(error.value))
     assert errors and all(KEY not in e for e in errors)
+
+
+def test_the_key_is_hidden_in_the_judges_attributes_and_never_pickled():
+    judge = llm_judge("http://127.0.0.1:9/v1", "m", api_key=KEY)
+    assert KEY not in repr(vars(judge)) and KEY not in str(vars(judge))
+    with pytest.raises(TypeError, match="not pickled"):
+        pickle.dumps(judge)
+    assert KEY not in repr(copy.deepcopy(judge))
+    with pytest.raises(InputError, match="api_key") as error:
+        llm_judge("http://127.0.0.1:9/v1", "m", api_key=KEY + "é")
+    assert KEY not in str(error.value)
 
 
 def test_the_key_in_an_echoed_error_body_is_redacted(server, store):
