@@ -107,6 +107,16 @@ class Judge:
 
     Any object with ``name``, ``fingerprint``, ``scale`` and that call is a judge
     for :func:`~rankviz.labels.judge_pairs`; deriving from this class is not needed.
+
+    Parameters
+    ----------
+    name : str
+        The judge's name in the store.
+    fingerprint : str
+        A hash of the configuration that decides its grades
+        (:func:`config_fingerprint` of a dict makes one).
+    scale : sequence of int, default (0, 1, 2, 3)
+        The grades it may give.
     """
 
     name: str
@@ -114,6 +124,13 @@ class Judge:
     scale: tuple[int, ...]
     #: pairs handed to one call by :meth:`stream`
     batch_size: int = 32
+
+    def __init__(self, name: str, fingerprint: str, scale=(0, 1, 2, 3)):
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"{type(self).__name__}: name must be a non-empty string. Got {name!r} instead.")
+        self.name = name
+        self.fingerprint = str(fingerprint)
+        self.scale = check_scale(scale, type(self).__name__)
 
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -160,15 +177,15 @@ class CallableJudge(Judge):
 
     def __init__(self, fn: Callable, *, name: str, scale, config: Mapping | None, batch_size: int):
         self.fn = fn
-        self.name = name
-        self.scale = check_scale(scale, "callable_judge")
         self.config = dict(config or {})
         self.batch_size = batch_size
+        grades = check_scale(scale, "callable_judge")
         target = getattr(fn, "__func__", fn)
         described = f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', type(fn).__qualname__)}"
-        self.fingerprint = config_fingerprint(
-            {"kind": "callable", "name": name, "function": described, "scale": self.scale, "config": self.config}
+        fingerprint = config_fingerprint(
+            {"kind": "callable", "name": name, "function": described, "scale": grades, "config": self.config}
         )
+        super().__init__(name, fingerprint, grades)
 
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
         pairs = [(str(q), str(d)) for q, d in pairs]

@@ -152,13 +152,12 @@ class LLMJudge(Judge):
                  name, temperature, max_tokens, extra_body, backoff, max_wait):  # fmt: skip
         self.base_url = base_url
         self.model = model
-        self.scale = scale
+        self.scale = scale  # set before the fingerprint, which fills the prompt's {grades}
         self.prompt = prompt
         self.definitions = definitions
         self.concurrency = concurrency
         self.timeout = timeout
         self.max_retries = max_retries
-        self.name = name
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
@@ -166,12 +165,13 @@ class LLMJudge(Judge):
         self.max_wait = max_wait
         self.batch_size = concurrency
         self.__key = None if api_key is None else Secret(api_key)  # only the Authorization header carries it
-        self.fingerprint = config_fingerprint(
+        fingerprint = config_fingerprint(
             {
                 "kind": "openai-chat-completions", "model": model, "prompt": self.prompt_template(), "scale": scale,
                 "temperature": temperature, "max_tokens": max_tokens, "extra_body": self.extra_body,
             }
         )  # fmt: skip
+        super().__init__(name, fingerprint, scale)
 
     def prompt_template(self) -> str:
         """The prompt with the scale filled in (``{query}`` and ``{passage}`` left as they are)."""

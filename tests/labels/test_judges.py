@@ -545,3 +545,19 @@ def test_a_batch_size_splits_the_calls(store):
         judge_pairs(judge, [("q", d) for d in documents], store, queries={"q": "x"}, documents=documents,
                     progress=False)  # fmt: skip
     assert sizes == [2, 2, 1] and len(_grades(store)) == 5
+
+
+def test_a_judge_of_ones_own_class(store):
+    class Lengthy(labels.Judge):
+        def __call__(self, pairs):
+            return [labels.Judgement(int(len(d) > 3), raw=d) if d else labels.Judgement(None, "empty: no text")
+                    for _, d in pairs]  # fmt: skip
+
+    judge = Lengthy("lengthy", labels.judges.config_fingerprint({"cut": 3}), scale=(0, 1))
+    documents = {"d1": "ab", "d2": "abcdef"}
+    report = judge_pairs(judge, [("q", "d1"), ("q", "d2")], store, queries={"q": "x"}, documents=documents,
+                         progress=False)  # fmt: skip
+    assert _grades(store) == {"d1": 0, "d2": 1} and report.judge == "lengthy"
+    assert set(store.history()["raw"]) == {"ab", "abcdef"}
+    with pytest.raises(InputError, match="name"):
+        Lengthy("", "f")
