@@ -561,3 +561,34 @@ def test_a_judge_of_ones_own_class(store):
     assert set(store.history()["raw"]) == {"ab", "abcdef"}
     with pytest.raises(InputError, match="name"):
         Lengthy("", "f")
+
+
+def test_a_judge_object_giving_a_grade_off_its_scale_is_refused(store):
+    class Wild(labels.Judge):
+        def __call__(self, pairs):
+            return [labels.Judgement(1), labels.Judgement(7)][: len(pairs)]
+
+    with pytest.raises(InputError, match=r"off its scale \(0, 1\)"):
+        judge_pairs(Wild("wild", "f", (0, 1)), [("q", "d1"), ("q", "d2")], store, queries={"q": "x"},
+                    documents={"d1": "a", "d2": "b"}, progress=False)  # fmt: skip
+    assert _grades(store) == {"d1": 1}  # the grade before it stays committed
+
+
+def test_a_store_given_as_a_path(tmp_path):
+    judge = callable_judge(lambda pairs: [2] * len(pairs), name="twos")
+    path = tmp_path / "new.sqlite"
+    report = judge_pairs(judge, pd.DataFrame({"qid": ["q"], "docno": ["d"]}), str(path), queries={"q": "x"},
+                         documents=pd.Series({"d": "text"}), progress=False)  # fmt: skip
+    assert report.grades == 1
+    with LabelStore(path) as store:
+        assert _grades(store) == {"d": 2}
+    with pytest.raises(InputError, match="store must be"):
+        judge_pairs(judge, [("q", "d")], 42, queries={"q": "x"}, documents={"d": "y"}, progress=False)
+    with pytest.raises(InputError, match="pairs must be"):
+        judge_pairs(judge, "q d", str(path), queries={"q": "x"}, documents={"d": "y"}, progress=False)
+
+
+def test_llm_judge_without_httpx_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(ImportError, match=r"pip install rankviz\[judge\]"):
+        llm_judge("http://127.0.0.1:9/v1", "m")
