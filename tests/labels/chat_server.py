@@ -101,7 +101,7 @@ class Handler(BaseHTTPRequestHandler):
 def serve(script: dict, log_path: str, port: int = 0) -> ChatServer:
     """A server in a daemon thread; ``server.server_address[1]`` is its port, ``server.shutdown()`` stops it."""
     server = ChatServer(port, script, log_path)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server
 
 
