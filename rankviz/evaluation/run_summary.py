@@ -97,7 +97,7 @@ def summary(
       ``unannotated='zero'``);
     - ``model_share@k``, only for qrels with a ``kind`` column (a label store a model
       judged into): the share of the judged documents in the system's top ``k`` that
-      a model graded. A :class:`~rankviz.ModelLabelsWarning` says when that is most
+      a model graded (over all its queries, also in the rows of a ``by`` segment). A :class:`~rankviz.ModelLabelsWarning` says when that is most
       of them for some system and no label is a person's.
 
     With ``by`` (and ``queries``, as in :func:`rankviz.evaluate`; see
