@@ -48,6 +48,7 @@ from .pipeline import (
     kept_cells,
     labelled,
     metadata,
+    read_judgements,
     relabel,
     runs_from_frames,
     system_cells,
@@ -55,6 +56,7 @@ from .pipeline import (
     unique,
     with_rel,
 )
+from .provenance import model_share, warn_model_labels
 from .run_summary import summary
 
 __all__ = [
@@ -143,7 +145,12 @@ def evaluate(
         one for a run without a system column, else indexed by ``system`` (a column is
         then what ``rankviz.mrr`` returns); with ``per_query``, a tidy table with
         ``system`` (if any) and ``query_id`` columns. ``attrs["rankviz"]`` also records
-        the missing and unjudged queries and whether the world was closed.
+        the missing and unjudged queries and whether the world was closed; with qrels
+        that carry a ``kind`` column (a label store a model judged into), also
+        ``model_share``: per system, the share of the judged documents in its top
+        ``model_share_k`` (the largest cutoff of the measures) that a model graded.
+        A :class:`~rankviz.ModelLabelsWarning` says when that is most of them for
+        some system and no label is a person's.
 
     Examples
     --------
@@ -171,6 +178,7 @@ def evaluate(
         return slices.evaluate_sliced(
             run, measures, qrels, by=by, queries=queries, per_query=per_query, options=options
         )
+    qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
     for name, column in values.items():
@@ -179,6 +187,13 @@ def evaluate(
     if not per_query:
         table = aggregate_per_system(table, measures, j.systems)
     table.attrs["rankviz"] = metadata(j, measures, options)
+    cutoffs = [m.cutoff for m in measures]
+    k = None if any(c is None for c in cutoffs) else max(cutoffs)
+    share = model_share(run, qrels, k=k, options=options, caller="evaluate")
+    if share is not None:  # qrels with a kind column (a label store a model judged into)
+        table.attrs["rankviz"]["model_share"] = float(share.iloc[0]) if j.systems is None else share.to_dict()
+        table.attrs["rankviz"]["model_share_k"] = k
+        warn_model_labels(share, qrels, "evaluate")
     return relabel(table, pairs)
 
 

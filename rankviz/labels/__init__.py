@@ -14,13 +14,40 @@
 :func:`stability`
     Whether the system ordering survives the other labeller: Kendall's tau, tau_AP,
     the pairs that swap, the significant differences that flip.
+:func:`llm_judge`, :func:`callable_judge`
+    Judges: a model behind an OpenAI-compatible chat-completions API (our own
+    documented prompt, strict parsing, retries), or any Python function.
+:func:`judge_pairs`
+    Judge pairs into a store: each grade (or failure, with its reason) committed as
+    it arrives, the pairs this judge graded before skipped; a :class:`JudgeReport`.
 
 The judging widget is :func:`rankviz.widgets.judge`.
 """
 
 from .agreement import Agreement, agreement
 from .holes import bounds, holes
+from .judges import CallableJudge, Judge, Judgement, callable_judge
+from .judging import JudgeReport, judge_pairs
+from .llm import DEFAULT_PROMPT, GRADE_DEFINITIONS, LLMJudge, llm_judge, parse_grade
 from .stability import stability
 from .store import LabelStore
 
-__all__ = ["Agreement", "LabelStore", "agreement", "bounds", "holes", "stability"]
+__all__ = [
+    "Agreement",
+    "CallableJudge",
+    "DEFAULT_PROMPT",
+    "GRADE_DEFINITIONS",
+    "Judge",
+    "JudgeReport",
+    "Judgement",
+    "LLMJudge",
+    "LabelStore",
+    "agreement",
+    "bounds",
+    "callable_judge",
+    "holes",
+    "judge_pairs",
+    "llm_judge",
+    "parse_grade",
+    "stability",
+]
