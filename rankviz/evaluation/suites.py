@@ -21,9 +21,21 @@ import pandas as pd
 
 from .._core.options import EvalOptions
 from .._errors import InputError, RankvizWarning, warn
+from ..stats.options import StatsOptions
+from ..stats.results import Comparison
+from ..stats.suite_compare import suite_compare_of
 from ..stats.suites import MACRO, WEIGHTED
+from .pipeline import aggregate_per_system, evaluated_cells, index_frame, labelled, relabel, unique
 
-__all__ = ["is_suite", "suite_per_query", "suite_means", "suite_slices", "MISSING_SYSTEMS"]
+__all__ = [
+    "is_suite",
+    "suite_per_query",
+    "suite_means",
+    "suite_slices",
+    "evaluate_suite",
+    "compare_suite",
+    "MISSING_SYSTEMS",
+]
 
 #: what to do with a system absent from some datasets: refuse (default) or drop it, with a warning
 MISSING_SYSTEMS = ("refuse", "drop")
@@ -160,3 +172,50 @@ def suite_slices(per_query: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     grouped = long.groupby(["system", "dataset", "measure"], sort=True)["value"]
     table = grouped.agg(n="size", mean="mean", zero_share=lambda v: float((v == 0).mean())).reset_index()
     return table.rename(columns={"dataset": "segment"})
+
+
+def _one_collection(run, pairs, qrels, options: EvalOptions) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One collection of a suite: its per-query table and its means (aggregated as ``evaluate`` does), labelled."""
+    measures = unique(pairs)
+    j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
+    table = index_frame(j)
+    for name, column in values.items():
+        table[name] = column
+    table = table[keep].reset_index(drop=True)
+    means = aggregate_per_system(table, measures, j.systems)
+    if j.systems is None:
+        means.index = pd.Index(["run"], name="system", dtype="str")
+    return relabel(table, pairs), relabel(means, pairs).reset_index()
+
+
+def evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options) -> pd.DataFrame:
+    """``rankviz.evaluate`` of a suite (``pairs``: the measures as labelled by the call)."""
+    table, means = suite_per_query(
+        run, pairs, qrels, options, _one_collection, missing=incomplete_systems, caller="evaluate"
+    )
+    columns = list(dict.fromkeys(label for label, _ in pairs))
+    if by is not None:
+        if not (isinstance(by, str) and by == "dataset"):
+            raise InputError(
+                "The 'by' parameter of evaluate on a suite takes 'dataset' (one segment per dataset). Got "
+                f"{by!r}: slice one dataset at a time (evaluate(run, measures, qrels, by=...)) for other attributes."
+            )
+        return suite_slices(table, columns)
+    if per_query:
+        return table
+    return suite_means(table, means, columns, weighted=bool(weighted))
+
+
+def compare_suite(
+    runs, baseline, measures, qrels, test, correction, by, options: EvalOptions, stats_options: StatsOptions
+) -> Comparison:
+    """``rankviz.compare`` of a suite: the macro-average difference, stratified t-interval and randomization test."""
+    if by is not None or test != "randomization" or stats_options.method != "t":
+        raise InputError(
+            "compare of a suite tests the macro-average difference with a stratified randomization test and a "
+            "stratified t-interval: leave test=, method= and by= at their defaults (or compare one dataset at a time)."
+        )
+    pairs = labelled(measures, options.rel)
+    table, _ = suite_per_query(runs, pairs, qrels, options, _one_collection, caller="compare")
+    names = list(dict.fromkeys(label for label, _ in pairs))
+    return suite_compare_of(table, baseline=baseline, measures=names, correction=correction, cfg=stats_options)
