@@ -49,9 +49,11 @@ from .evaluation import (
     r_precision,
     ranked_list,
     recall,
+    stages,
     summary,
     table,
 )
+from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
 from .io import (
@@ -97,6 +99,7 @@ __all__ = [
     "RankvizWarning",
     "RetrievalLog",
     "SignificanceTable",
+    "Stages",
     "TieReport",
     "TiesWarning",
     "TrecFormatError",
@@ -132,6 +135,7 @@ __all__ = [
     "recall",
     "run_from_dict",
     "run_to_dict",
+    "stages",
     "stats",
     "summary",
     "table",
