@@ -9,7 +9,6 @@ unordered stage only last, depths that do not grow (said), no documents a stage 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping
 from os import PathLike
 
@@ -19,9 +18,8 @@ import pandas as pd
 from .._core.checks import check_cutoff, check_rel
 from .._core.columns import find_column
 from .._core.input_shapes import run_arrays
-from .._core.judged import judge_arrays
 from .._core.options import EvalOptions
-from .._errors import InputError, RankvizWarning, UnmatchedIdsWarning, warn
+from .._errors import DuplicateError, InputError, RankvizWarning, warn
 from ..io import read_run
 from .pipeline import read_judgements, read_run_input
 
@@ -111,7 +109,7 @@ def _one_stage(name: str, run, judgements, options: EvalOptions) -> tuple[dict, 
         )
     if len(run) == 0:
         return ({q: [] for q in named} if named is not None else {}), named
-    arrays, judged = run_arrays(
+    arrays, _ = run_arrays(
         run, judgements, caller=CALLER, columns=options.columns, order=options.order, score_dtype=options.score_dtype
     )
     if arrays.systems is not None and len(arrays.systems) > 1:
@@ -119,14 +117,19 @@ def _one_stage(name: str, run, judgements, options: EvalOptions) -> tuple[dict, 
             f"stages: stage {name!r} holds {len(arrays.systems)} systems ({', '.join(map(repr, arrays.systems[:3]))}"
             "...); pass one system per stage, and one stages() call per system."
         )
-    with warnings.catch_warnings():  # whether the ids match the qrels is said once for the pipeline, not per stage
-        warnings.simplefilter("ignore", UnmatchedIdsWarning)
-        judge_arrays(arrays, judged, options, rel_min=1, caller=CALLER)  # the duplicate check every measure makes
     docs = np.asarray(arrays.docs.to_pylist(), dtype=object).astype(str)
     _, doc_rank = np.unique(docs, return_inverse=True)
     order = np.lexsort((-doc_rank, -arrays.key, arrays.q_codes))
     frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]].astype(str), "d": docs[order]})
-    frame = frame.drop_duplicates()  # duplicates="first": each document's best-ranked row
+    repeated = frame.duplicated()
+    if repeated.any() and options.duplicates == "error":
+        examples = "; ".join(f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False))
+        raise DuplicateError(
+            f"stages: stage {name!r} retrieves the same document more than once for a query ({int(repeated.sum())} "
+            f"repeated rows): {examples}. trec_eval refuses such runs; pass duplicates='first' to keep the "
+            "best-ranked row of each pair."
+        )
+    frame = frame[~repeated]  # duplicates="first": each document's best-ranked row
     lists = {str(q): list(part) for q, part in frame.groupby("q", sort=False)["d"]}
     for q in arrays.q_values:
         lists.setdefault(str(q), [])
@@ -172,6 +175,8 @@ def judgement_frame(qrels) -> pd.DataFrame:
         and all(isinstance(v, (list, tuple, set, frozenset)) for v in qrels.values())
     ):
         rows = [(str(q), str(d)) for q, ids in qrels.items() for d in _listed(ids)]
+        if not rows:
+            raise InputError("stages: the gold ids are empty: there is no relevant document to follow.")
         return pd.DataFrame(
             {"query_id": [q for q, _ in rows], "doc_id": [d for _, d in rows], "relevance": np.ones(len(rows), int)}
         )
@@ -181,6 +186,8 @@ def judgement_frame(qrels) -> pd.DataFrame:
             "stages: the relevant documents are missing: pass qrels= (a qrels frame or path, "
             "{query: {doc: grade}} or gold ids {query: [doc ids]}), or a read_jsonl log that holds them."
         )
+    if len(frame) == 0:
+        raise InputError("stages: the qrels are empty (0 rows): there is no relevant document to follow.")
     return frame
 
 
