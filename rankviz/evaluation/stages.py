@@ -95,8 +95,14 @@ class Stages:
             One row per stage x measure: ``stage``, ``measure``, ``estimate``, ``ci_low``, ``ci_high``,
             ``n_queries`` (an unordered stage has no MRR row).
         """
-        results = self._bootstrap(self.per_query, list(FUNNEL_MEASURES))
-        frame = results.to_frame()
+        ranked = [n for n, ordered in zip(self.names, self.lists.ordered) if ordered]
+        shares = self._bootstrap(
+            self.per_query[["system", "query_id", "recall", "first_kept"]], ["recall", "first_kept"]
+        )
+        rr = self._bootstrap(
+            self.per_query.loc[self.per_query["system"].isin(ranked), ["system", "query_id", "MRR"]], ["MRR"]
+        )
+        frame = pd.concat([shares.to_frame(), rr.to_frame()], ignore_index=True)
         frame = frame.rename(columns={"system": "stage"})
         frame = frame[["stage", "measure", "estimate", "ci_low", "ci_high", "n_queries"]]
         order = {n: i for i, n in enumerate(self.names)}

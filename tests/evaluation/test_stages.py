@@ -188,8 +188,10 @@ def test_a_context_budget_given_as_k():
     run = {"q1": ["a", "b", "c", "d"], "q2": ["c", "d", "a", "b"]}
     reranked = {"q1": ["b", "c", "d", "a"], "q2": ["c", "d", "a", "b"]}
     result = rankviz.stages(
-        {"retrieved": run, "reranked": reranked, "context": reranked}, {"q1": ["a"], "q2": ["a"]},
-        depths={"context": 2}, **FAST,
+        {"retrieved": run, "reranked": reranked, "context": reranked},
+        {"q1": ["a"], "q2": ["a"]},
+        depths={"context": 2},
+        **FAST,
     )
     assert result.lost_at.to_dict() == {"q1": "reranked", "q2": "context"}
 
@@ -205,7 +207,8 @@ def test_the_funnel_and_the_summary_agree_with_the_per_query_table():
         reranked[q] = docs[:10]
         qrels[q] = [docs[rng.randrange(20)]]
     result = rankviz.stages(
-        {"retrieved": retrieved, "reranked": reranked, "context": {q: v[:3] for q, v in reranked.items()}}, qrels,
+        {"retrieved": retrieved, "reranked": reranked, "context": {q: v[:3] for q, v in reranked.items()}},
+        qrels,
         **FAST,
     )
     funnel = result.funnel().set_index(["stage", "measure"])
@@ -278,27 +281,32 @@ def test_the_attribution_column_works_with_by_and_failure_slices():
 
 
 def _simulated_pipeline(seed: int, n_queries: int = 200):
-    """Retrieval misses 4%, the context budget cuts ~3%, the generator fails to cite 5%; the reranker
-    demotes 20% of the first relevant documents from the top 5 past the context budget (k = 5)."""
+    """Retrieval misses 4% of the relevant documents and ranks 6% past the top 5; the reranker (top 30) lifts
+    half of those into the context (k = 5) and keeps the rest where they were, except for the planted fault:
+    it demotes 20% of the first relevant documents past the context budget. The generator cites the relevant
+    document 95% of the time."""
     rng = random.Random(seed)
     retrieved, reranked, context, cited, qrels = {}, {}, {}, {}, {}
     for i in range(n_queries):
         q = f"q{i}"
-        pool = [f"{q}-{j}" for j in range(100)]
-        gold = pool[0]
-        rng.shuffle(pool)
+        gold, others = f"{q}-gold", [f"{q}-{j}" for j in range(60)]
+        rng.shuffle(others)
         qrels[q] = [gold]
-        if rng.random() < 0.04:
-            pool.remove(gold)  # never retrieved
-        retrieved[q] = pool[:50]
-        top = [d for d in retrieved[q][:30]]
-        if gold in top:
-            top.remove(gold)
-            where = rng.randrange(0, 5) if rng.random() > 0.03 else rng.randrange(5, 29)  # the budget cuts a few
+        draw = rng.random()
+        ranked = list(others[:50])
+        if draw >= 0.04:
+            ranked.insert(rng.randrange(0, 5) if draw >= 0.10 else rng.randrange(5, 30), gold)
+        retrieved[q] = ranked[:50]
+        top = [d for d in retrieved[q][:30] if d != gold]
+        rng.shuffle(top)
+        if gold in retrieved[q][:30]:
+            before = retrieved[q].index(gold)
             if rng.random() < 0.2:
-                where = rng.randrange(5, 29)  # the planted fault: demoted past the context budget
-                retrieved[q].remove(gold)
-                retrieved[q].insert(rng.randrange(0, 5), gold)  # ... from inside it
+                where = rng.randrange(5, 29)  # the planted fault
+            elif before >= 5 and rng.random() < 0.5:
+                where = rng.randrange(0, 5)
+            else:
+                where = before
             top.insert(where, gold)
         reranked[q] = top
         context[q] = top[:5]
@@ -334,8 +342,9 @@ def test_an_unordered_stage_before_the_last_is_refused():
     with pytest.raises(InputError, match="'context' is unordered .* not the last stage"):
         rankviz.stages({"retrieved": {"q": ["a", "b"]}, "context": {"q": {"a"}}, "cited": {"q": {"a"}}}, {"q": ["a"]})
     with pytest.raises(InputError, match="not the last stage"):
-        rankviz.stages({"retrieved": {"q": ["a"]}, "context": {"q": ["a"]}, "x": {"q": ["a"]}}, {"q": ["a"]},
-                       unordered="context")
+        rankviz.stages(
+            {"retrieved": {"q": ["a"]}, "context": {"q": ["a"]}, "x": {"q": ["a"]}}, {"q": ["a"]}, unordered="context"
+        )
 
 
 def test_duplicates_are_refused_as_everywhere_else():
