@@ -77,9 +77,11 @@ def _one_document(lists: StageLists, query: str, doc: str) -> dict:
     n = len(lists.names)
     positions = [_position(lists, s, query, doc) for s in range(n)]
     held = [s for s in range(n) if positions[s] is not None]
-    row = {"query_id": query, "doc_id": doc}
+    row: dict[str, object] = {"query_id": query, "doc_id": doc}
     for name, p, ordered in zip(lists.names, positions, lists.ordered):
         row[f"rank_{name}"] = p if ordered or p is None else 0  # 0: in an unordered stage (no rank)
+    last: int | None
+    lost: int | None
     if positions[-1] is not None:
         last, lost, reason, end = n - 1, None, KEPT, "kept"
     elif not held:

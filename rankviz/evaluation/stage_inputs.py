@@ -43,8 +43,8 @@ class StageLists:
 
     def depth_of(self, s: int, query: str) -> int:
         """The number of ids stage ``s`` may hold for ``query``: its depth, else its list's length."""
-        length = len(self.full[s].get(query, ()))
-        return length if self.depths[s] is None else self.depths[s]
+        depth = self.depths[s]
+        return len(self.full[s].get(query, ())) if depth is None else depth
 
 
 def _is_unordered_mapping(run) -> bool:
@@ -267,7 +267,7 @@ def _say_added(lists: StageLists) -> None:
             added += len(new)
             if new and example is None:
                 example = (q, new[0])
-        if added:
+        if added and example is not None:
             warn(
                 f"stages: stage added documents: {lists.names[s]!r} holds {added} id(s) no earlier stage held "
                 f"(e.g. {example[1]!r} for query {example[0]!r}). Allowed (a merge of retrievers); a relevant one "

@@ -9,7 +9,7 @@ and the recall of the relevant documents (dashed), each system in its colour, wi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -137,7 +137,7 @@ def draw_funnel(frame: pd.DataFrame, ax, **kwargs) -> Axes:
     palette = style.colors(len(systems))
     style.grow_figure(ax, width=max(4.0, STAGE_INCHES * len(stages)))
     for (color, _measure), part in frame.groupby(["color", "measure"], sort=False):
-        rgb = palette[int(color)]
+        rgb = palette[int(cast(int, color))]
         options = style.merge(
             {"color": rgb, "linestyle": part["linestyle"].iloc[0], "marker": "o", "markersize": 4, "linewidth": 1.3},
             kwargs,
@@ -160,7 +160,8 @@ def draw_funnel(frame: pd.DataFrame, ax, **kwargs) -> Axes:
         else []
     )
     handles += [
-        Line2D([], [], color="0.3", linestyle=LINESTYLES[m], label=LABELS[m]) for m in dict.fromkeys(frame["measure"])
+        Line2D([], [], color="0.3", linestyle=cast(Any, LINESTYLES[m]), label=LABELS[m])
+        for m in dict.fromkeys(frame["measure"])
     ]
     title = "systems and measures" + style.colour_note(len(systems)) if len(systems) > 1 else None
     style.legend_outside(ax, handles=handles, title=title)
