@@ -33,10 +33,7 @@ REASONS = ("never retrieved", "below depth", "demoted", "dropped", "empty stage"
 
 
 def _position(lists: StageLists, s: int, query: str, doc: str) -> int | None:
-    held = lists.held[s][query]
-    if doc not in held:
-        return None
-    return held.index(doc) + 1
+    return lists.positions[s][query].get(doc)
 
 
 def _why(lists: StageLists, query: str, doc: str, i: int) -> tuple[str, int, str]:

@@ -40,6 +40,7 @@ class StageLists:
     full: tuple[dict, ...]
     ordered: tuple[bool, ...]
     depths: tuple[int | None, ...]
+    positions: tuple[dict, ...] = ()  # positions[s][q][doc]: the 1-based position of doc in held[s][q]
 
     def depth_of(self, s: int, query: str) -> int:
         """The number of ids stage ``s`` may hold for ``query``: its depth, else its list's length."""
@@ -236,7 +237,8 @@ def stage_lists(runs, judgements, *, depths, unordered, missing: str, options: E
         {q: (ids if depth_of[name] is None else ids[: depth_of[name]]) for q, ids in stage.items()}
         for name, stage in zip(names, full)
     )
-    result = StageLists(tuple(names), queries, held, full, tuple(flags), tuple(depth_of[n] for n in names))
+    positions = tuple({q: {d: i for i, d in enumerate(ids, start=1)} for q, ids in stage.items()} for stage in held)
+    result = StageLists(tuple(names), queries, held, full, tuple(flags), tuple(depth_of[n] for n in names), positions)
     _say_depths(result)
     _say_added(result)
     return result
