@@ -401,3 +401,37 @@ def test_no_relevant_queries_are_said_not_attributed():
     assert result.queries.set_index("query_id").loc["q2", "explanation"] == "q2: no relevant document: not attributed."
     assert "1 without a relevant document" in repr(result)
     assert np.isclose(result.funnel().query("measure == 'recall'")["n_queries"], 1).all()
+
+
+def test_every_run_shape_gives_the_same_attribution(tmp_path):
+    lists = {"q1": ["a", "b", "c", "d"], "q2": ["e", "f", "g"]}
+    long = pd.DataFrame(
+        [(q, d, float(10 - r)) for q, ids in lists.items() for r, d in enumerate(ids)],
+        columns=["query_id", "doc_id", "score"],
+    )
+    path = tmp_path / "run.txt"
+    rankviz.write_run(long.assign(system="bm25"), path)
+    shapes = {
+        "id lists": lists,
+        "long frame": long,
+        "per-query lists": pd.DataFrame({"query_id": list(lists), "retrieved": list(lists.values())}),
+        "TREC file": path,
+        "pytrec_eval dict": {q: {d: 10.0 - r for r, d in enumerate(ids)} for q, ids in lists.items()},
+    }
+    reranked = {"q1": ["c", "b"], "q2": ["e", "g"]}
+    qrels = {"q1": {"a": 1, "c": 2, "z": 1}, "q2": {"g": 1}}
+    tables = {
+        name: rankviz.stages({"retrieved": run, "reranked": reranked}, qrels, **FAST).documents
+        for name, run in shapes.items()
+    }
+    for name, table in tables.items():
+        pd.testing.assert_frame_equal(table, tables["id lists"], obj=name)
+    assert tables["id lists"]["lost_at"].astype(str).tolist() == ["reranked", "kept", "retrieved", "kept"]
+
+
+def test_rel_sets_which_grades_are_relevant():
+    runs = {"retrieved": {"q": ["a", "b"]}, "reranked": {"q": ["b"]}}
+    qrels = {"q": {"a": 1, "b": 2}}
+    assert len(rankviz.stages(runs, qrels, **FAST).documents) == 2
+    strict = rankviz.stages(runs, qrels, rel=2, **FAST)
+    assert strict.documents["doc_id"].tolist() == ["b"] and strict.lost_at.to_dict() == {"q": "kept"}
