@@ -45,6 +45,9 @@ class Stages:
         stage), ``lost_at`` (the stage that lost it, ``"kept"``, or missing for a query with no relevant
         document: said, not attributed), ``reason``, ``n_kept`` (relevant documents the last stage holds)
         and the one-line ``explanation``.
+    lists : StageLists
+        What each stage holds per query (``held``, cut to its depth), its whole lists (``full``), which
+        stages are ranked (``ordered``) and the depths asked for.
     per_query : DataFrame
         ``system`` (the stage), ``query_id``, ``recall``, ``first_kept`` (1 when the query's best-ranked
         relevant document of the first stage is held) and ``MRR`` (RR; missing in an unordered stage), over
@@ -187,6 +190,26 @@ class Stages:
         rows["_kept"] = rows["stage"] == KEPT
         rows = rows.sort_values(["_kept", "queries_lost"], ascending=[True, False], kind="stable")
         return rows.drop(columns="_kept").reset_index(drop=True)
+
+    def reading(self) -> str:
+        """One sentence from :meth:`summary`: the stage that loses most, and whether it clearly does.
+
+        "Clearly" means its interval lies above the next stage's; otherwise the sentence says the two are
+        not told apart.
+        """
+        table = self.summary()
+        lost = table[table["stage"] != KEPT]
+        if lost.empty or int(lost["queries_lost"].iloc[0]) == 0:
+            return "No stage loses a query: every attributed query keeps its best-ranked relevant document."
+        top = lost.iloc[0]
+        n = int(table["queries_lost"].sum())
+        head = (
+            f"{top['stage']} loses the most queries: {int(top['queries_lost'])} of {n} ({top['share']:.0%}, "
+            f"interval {top['ci_low']:.0%}-{top['ci_high']:.0%})"
+        )
+        if len(lost) > 1 and lost["ci_high"].iloc[1] >= top["ci_low"]:
+            return head + f"; not told apart from {lost['stage'].iloc[1]} ({int(lost['queries_lost'].iloc[1])})."
+        return head + ": the stage to work on."
 
     def _bootstrap(self, table, measures):
         with warnings.catch_warnings():  # a stage that keeps everything, or loses nothing, is not degenerate here

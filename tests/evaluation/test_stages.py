@@ -219,6 +219,7 @@ def test_the_funnel_and_the_summary_agree_with_the_per_query_table():
         assert low <= part["recall"].mean() <= high
     summary = result.summary()
     assert summary["queries_lost"].sum() == 40
+    assert result.reading().startswith(f"{summary['stage'].iloc[0]} loses the most queries")
     assert list(summary["queries_lost"].iloc[:-1]) == sorted(summary["queries_lost"].iloc[:-1], reverse=True)
     transitions = result.transitions()
     first = transitions[(transitions["after"] == "reranked") & (transitions["measure"] == "recall")].iloc[0]
@@ -323,6 +324,8 @@ def test_a_planted_reranker_fault_is_named_first_in_every_simulated_pipeline():
             result = rankviz.stages(runs, qrels, n_resamples=50, rng=seed)
         summary = result.summary()
         firsts.append(summary["stage"].iloc[0])
+        if seed < 3:
+            assert result.reading().startswith("reranked loses the most queries")
         assert summary["queries_lost"].sum() == 200
     assert firsts == ["reranked"] * 200
 
