@@ -61,6 +61,7 @@ class Stages:
         self.queries = attribute_queries(lists, relevant, self.documents)
         self._stats = stats_options
         self._relevant = relevant
+        self._cache: dict[str, pd.DataFrame] = {}  # the statistics, computed once
         self.per_query = _per_query(lists, relevant)
 
     @property
@@ -98,6 +99,9 @@ class Stages:
             One row per stage x measure: ``stage``, ``measure``, ``estimate``, ``ci_low``, ``ci_high``,
             ``n_queries`` (an unordered stage has no MRR row).
         """
+        if "funnel" in self._cache:
+            return self._cache["funnel"].copy()
+        self._need_relevant("funnel")
         ranked = [n for n, ordered in zip(self.names, self.lists.ordered) if ordered]
         shares = self._bootstrap(
             self.per_query[["system", "query_id", "recall", "first_kept"]], ["recall", "first_kept"]
@@ -114,7 +118,8 @@ class Stages:
             ["measure", "stage"],
             key=lambda c: c.map(order) if c.name == "stage" else c.map({m: i for i, m in enumerate(FUNNEL_MEASURES)}),
         )
-        return frame.reset_index(drop=True)
+        self._cache["funnel"] = frame.reset_index(drop=True)
+        return self._cache["funnel"].copy()
 
     def transitions(self) -> pd.DataFrame:
         """Per pair of adjacent stages: what was lost and gained, as a paired comparison.
@@ -128,6 +133,9 @@ class Stages:
             ``difference`` (after - before), ``ci_low``, ``ci_high``, ``p_value`` (the paired test,
             randomization), ``significant`` (at the call's confidence level) and ``reading``.
         """
+        if "transitions" in self._cache:
+            return self._cache["transitions"].copy()
+        self._need_relevant("transitions")
         rows = []
         for s in range(1, len(self.names)):
             before, after = self.names[s - 1], self.names[s]
@@ -158,7 +166,15 @@ class Stages:
         alpha = 1 - self._stats.get("confidence_level", 0.95)
         table["significant"] = table["p_value"] < alpha
         table["reading"] = [_reading(table, i) for i in range(len(table))]
-        return table
+        self._cache["transitions"] = table
+        return table.copy()
+
+    def _need_relevant(self, what: str) -> None:
+        if self.per_query.empty:
+            raise InputError(
+                f"stages: no query has a relevant document (grade >= rel), so there is no {what} to compute; "
+                "check the qrels and rel=."
+            )
 
     def summary(self) -> pd.DataFrame:
         """How many queries each stage loses (their best-ranked relevant document), most first, with intervals.

@@ -384,6 +384,10 @@ def test_other_bad_input_is_refused_clearly():
         rankviz.stages({"a": {"q": ["a"]}, "b": {"q": ["a"]}}, {"q": ["a"]}, depths={"c": 3})
     with pytest.raises(InputError, match="has no depth"):
         rankviz.stages({"a": {"q": ["a"]}, "b": {"q": {"a"}}}, {"q": ["a"]}, depths={"b": 3})
+    nothing = rankviz.stages({"a": {"q": ["x"]}, "b": {"q": ["x"]}}, {"q": {"x": 0}}, **FAST)
+    assert nothing.unattributed == ["q"] and nothing.summary().empty
+    with pytest.raises(InputError, match="no query has a relevant document"):
+        nothing.funnel()
     with pytest.raises(InputError, match="without stages="):
         log = rankviz.RetrievalLog(run=pd.DataFrame(), qrels=None, queries=None)
         rankviz.stages(log)
