@@ -53,6 +53,7 @@ from .evaluation import (
     summary,
     table,
 )
+from .evaluation.leaderboard import ranks
 from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
@@ -75,6 +76,7 @@ from .io import (
 )
 from .measures import Measure, parse_measure
 from .stats.failure_causes import failure_slices
+from .stats.rank_intervals import RankIntervals
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
@@ -95,6 +97,7 @@ __all__ = [
     "InputError",
     "Measure",
     "QueryIdWarning",
+    "RankIntervals",
     "RankvizError",
     "RankvizWarning",
     "RetrievalLog",
@@ -126,6 +129,7 @@ __all__ = [
     "qrels_to_dict",
     "r_precision",
     "ranked_list",
+    "ranks",
     "read_beir",
     "read_jsonl",
     "read_qrels",

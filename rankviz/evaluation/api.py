@@ -38,7 +38,8 @@ from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from ..stats.segments import Slices
-from . import slices
+from ..stats.suite_compare import suite_compare_of
+from . import slices, suites
 from .pipeline import (
     aggregate_per_system,
     evaluated_cells,
@@ -80,7 +81,16 @@ def _measures(measures, options: EvalOptions) -> list[Measure]:
 
 @with_eval_options
 def evaluate(
-    run, measures, qrels=None, *, per_query: bool = False, by=None, queries=None, options: EvalOptions
+    run,
+    measures,
+    qrels=None,
+    *,
+    per_query: bool = False,
+    by=None,
+    queries=None,
+    weighted: bool = False,
+    incomplete_systems: str = "refuse",
+    options: EvalOptions,
 ) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
 
@@ -109,6 +119,19 @@ def evaluate(
         ``per_query`` the per-query table with the segment columns.
     queries : DataFrame, Series or dict, optional
         Query attributes and texts for ``by``.
+    weighted : bool, default False
+        A suite only: also give the query-weighted average beside the macro average.
+    incomplete_systems : {'refuse', 'drop'}, default 'refuse'
+        A suite only: a system absent from some datasets is refused, or left out with a warning naming it.
+
+    Suites
+    ------
+    A dict ``{dataset: (run, qrels)}`` as the run (no ``qrels=``), or a run and qrels that both carry a
+    ``dataset`` column, is a suite of collections (see :mod:`rankviz.evaluation.suites`). The result is
+    indexed by (dataset, system) with an ``n_queries`` column, followed by the rows of the macro average
+    (dataset ``'(macro average)'``: the mean of the dataset means) and, with ``weighted=True``, of the
+    query-weighted average; ``per_query=True`` keeps the ``dataset`` column, and ``by='dataset'`` gives
+    the tidy slices table.
 
     Returns
     -------
@@ -142,6 +165,8 @@ def evaluate(
     """
     pairs = labelled(measures, options.rel)
     measures = unique(pairs)
+    if suites.is_suite(run, qrels):
+        return _evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options)
     if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
         return slices.evaluate_sliced(
             run, measures, qrels, by=by, queries=queries, per_query=per_query, options=options
@@ -155,6 +180,50 @@ def evaluate(
         table = aggregate_per_system(table, measures, j.systems)
     table.attrs["rankviz"] = metadata(j, measures, options)
     return relabel(table, pairs)
+
+
+def _suite_one(run, pairs, qrels, options: EvalOptions) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One collection of a suite: its per-query table and its means (aggregated as ``evaluate`` does), labelled."""
+    measures = unique(pairs)
+    j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
+    table = index_frame(j)
+    for name, column in values.items():
+        table[name] = column
+    table = table[keep].reset_index(drop=True)
+    means = aggregate_per_system(table, measures, j.systems)
+    if j.systems is None:
+        means.index = pd.Index(["run"], name="system", dtype="str")
+    return relabel(table, pairs), relabel(means, pairs).reset_index()
+
+
+def _evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options) -> pd.DataFrame:
+    table, means = suites.suite_per_query(
+        run, pairs, qrels, options, _suite_one, missing=incomplete_systems, caller="evaluate"
+    )
+    columns = list(dict.fromkeys(label for label, _ in pairs))
+    if by is not None:
+        if by != "dataset":
+            raise InputError(
+                "The 'by' parameter of evaluate on a suite takes 'dataset' (one segment per dataset). Got "
+                f"{by!r}: slice one dataset at a time (evaluate(run, measures, qrels, by=...)) for other attributes."
+            )
+        return suites.suite_slices(table, columns)
+    if per_query:
+        return table
+    return suites.suite_means(table, means, columns, weighted=bool(weighted))
+
+
+def _compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options):
+    """``compare`` of a suite: the macro-average difference, stratified t-interval and randomization test."""
+    if by is not None or test != "randomization" or stats_options.method != "t":
+        raise InputError(
+            "compare of a suite tests the macro-average difference with a stratified randomization test and a "
+            "stratified t-interval: leave test=, method= and by= at their defaults (or compare one dataset at a time)."
+        )
+    pairs = labelled(measures, options.rel)
+    table, _ = suites.suite_per_query(runs, pairs, qrels, options, _suite_one, caller="compare")
+    names = list(dict.fromkeys(label for label, _ in pairs))
+    return suite_compare_of(table, baseline=baseline, measures=names, correction=correction, cfg=stats_options)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> float | pd.Series:
@@ -355,11 +424,16 @@ def compare(
         per segment, corrected over every system x segment x measure, with a test of whether the
         difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
+    A suite (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) is compared on
+    its macro average: see :func:`rankviz.stats.suite_compare`.
+
     Returns
     -------
     Comparison
         See :func:`rankviz.stats.compare`.
     """
+    if suites.is_suite(runs, qrels):
+        return _compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)
     if by is not None:
         return slices.compare_sliced(runs, baseline, _measures(measures, options), qrels, by=by, queries=queries,
                                      test=test, correction=correction, options=options, stats_options=stats_options)  # fmt: skip
