@@ -50,10 +50,12 @@ from .evaluation import (
     r_precision,
     ranked_list,
     recall,
+    stages,
     summary,
     table,
 )
 from .evaluation.leaderboard import ranks
+from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
 from .io import (
@@ -102,6 +104,7 @@ __all__ = [
     "RankvizWarning",
     "RetrievalLog",
     "SignificanceTable",
+    "Stages",
     "TieReport",
     "TiesWarning",
     "TrecFormatError",
@@ -138,6 +141,7 @@ __all__ = [
     "recall",
     "run_from_dict",
     "run_to_dict",
+    "stages",
     "stats",
     "summary",
     "table",

@@ -11,15 +11,17 @@ in ``attrs["rankviz"]["reading"]``.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .. import stats
 from .._core.checks import check_cutoff
 from .._core.input_shapes import run_arrays
 from .._core.options import EvalOptions, with_eval_options
-from .._errors import InputError
+from .._errors import DegenerateDataWarning, InputError
 from ..measures import parse_measure
 from .api import evaluate
 from .pipeline import read_judgements, read_run_input, with_rel
@@ -90,35 +92,53 @@ def tau_ap(ranking, reference) -> float:
     return float(2.0 * total / (n - 1) - 1.0)
 
 
-def pair_reading(recall_delta: float, rr_delta: float, *, k: int, recall: str | None = None) -> str:
+def pair_reading(
+    recall_delta: float, rr_delta: float, *, k: int, recall: str | None = None, significant=(True, True)
+) -> str:
     """The recall-vs-MRR reading of a pair's mean differences, one sentence.
 
     ``recall`` names the recall compared (default ``R@k``); :func:`changes` compares the recall of the
     whole lists, since a reranker moves documents into the top ``k`` without finding new ones.
+    ``significant`` says whether the paired test of each difference (recall, MRR) is significant: a
+    difference that is not is "no clear difference", and no verdict rests on it.
 
     Examples
     --------
     >>> pair_reading(0.0, 0.05, k=10)
     'R@10 unchanged, MRR@10 up (+0.0500): the same documents are found and ranked higher; the reranker is working.'
+    >>> pair_reading(0.003, -0.07, k=10, significant=(False, False))
+    'R@10 no clear difference (+0.0030), MRR@10 no clear difference (-0.0700): no clear difference.'
     """
 
-    def word(x):
-        return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down")
+    def word(x, clear):
+        return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down") if clear else "no clear difference"
 
-    r, m = word(recall_delta), word(rr_delta)
+    r, m = word(recall_delta, significant[0]), word(rr_delta, significant[1])
     head = f"{recall or f'R@{k}'} {r}" + ("" if r == "unchanged" else f" ({recall_delta:+.4f})")
     head += f", MRR@{k} {m}" + ("" if m == "unchanged" else f" ({rr_delta:+.4f})")
-    if r == "unchanged" and m == "up":
+    flat = ("unchanged", "no clear difference")
+    if r in flat and m == "up":
         tail = "the same documents are found and ranked higher; the reranker is working."
-    elif r == "unchanged" and m == "down":
+    elif r in flat and m == "down":
         tail = "the same documents are found but ranked lower; the reordering hurts."
-    elif r == "unchanged":
+    elif r == m == "unchanged":
         tail = "no change in what is found or where the first relevant document lands."
+    elif r in flat:
+        tail = "no clear difference."
     elif r == "up":
         tail = "more relevant documents are found: retrieval improved."
     else:
         tail = "relevant documents are no longer found: retrieval lost them; fix recall before ordering."
     return f"{head}: {tail}"
+
+
+def _significant(table: pd.DataFrame, baseline: str, measures: list[str]) -> tuple[bool, ...]:
+    """Whether the paired t-test of each measure, system against baseline, is significant at 5%."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        result = stats.compare(table, baseline=baseline, measures=measures, test="t", correction=None)
+    p = result.table.set_index("measure")["p_value"]
+    return tuple(bool(np.isfinite(p[m]) and p[m] < 0.05) for m in measures)
 
 
 #: a cutoff beyond any list: R at it is the recall of the whole list
@@ -209,7 +229,9 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         "helped": int(counts.get("helped", 0)), "hurt": int(counts.get("hurt", 0)),
         "unchanged": int(counts.get("unchanged", 0)), "recall_delta": recall_delta, "rr_delta": rr_delta,
         "reading": pair_reading(
-            recall_delta, rr_delta, k=k, recall="recall" if options.depth is None else f"R@{options.depth}"
+            recall_delta, rr_delta, k=k, recall="recall" if options.depth is None else f"R@{options.depth}",
+            significant=_significant(table[table["system"].isin([baseline, system])], baseline,
+                                     [recall.name, rr.name]),
         ),
     }  # fmt: skip
     return result
