@@ -19,7 +19,8 @@ from .arguments import UsageError, int_at_least
 
 __all__ = ["DEFAULT_EVAL_MEASURES", "FORMATS", "add_eval", "files_after_m", "run_eval"]
 
-DEFAULT_EVAL_MEASURES = ["RR", "AP", "Rprec", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "R@1000", "Success@10"]
+#: the measures without -m: trec_eval's own default, its ``official`` set (runid, num_q, ..., P_1000: 30 lines)
+DEFAULT_EVAL_MEASURES = ["official"]
 
 #: output formats: trec_eval's lines (the default for one run), or one table of every run
 FORMATS = ("trec", "table", "csv", "json")
@@ -53,7 +54,8 @@ def add_eval(sub) -> None:
         dest="measures",
         metavar="MEASURE",
         help="measures to print, several after one -m or -m repeated: RR@10, nDCG@10, AP, P@5, recall_100, "
-        "trec_eval's sets all_trec, official and set, P.5,10 or relstring.20 (default: a standard set)",
+        "trec_eval's sets all_trec, official and set, P (its default cutoffs), P.5,10 or relstring.20; printed in "
+        "trec_eval's order (default: official, trec_eval's own default table)",
     )
     ev.add_argument(
         "-M",
@@ -143,7 +145,7 @@ def run_eval(args) -> int:
     asked = args.measures or DEFAULT_EVAL_MEASURES
     names, relstring = expand_trec_names(asked)
     measures = with_rel(parse_measures(names), args.rel)
-    header = header_asked(args.measures) if args.measures else ("runid", "num_q")
+    header = header_asked(asked)
     header += ("num_q",) if "num_q" in names and "num_q" not in header else ()
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     if args.dask is not None and (len(args.runs) > 1 or fmt != "trec"):
@@ -158,8 +160,8 @@ def run_eval(args) -> int:
         ties=args.ties,
         judged_only=args.judged_only,
     )
-    # trec_eval's sets come in its table order; measures named one by one keep the order given
-    trec_order = any(str(a).strip() in ("all_trec", "official", "set") for a in args.measures or ())
+    # trec_eval prints in its table's order whatever the order of -m; measures it lacks come last, as given
+    trec_order = True
     if args.dask is not None:
         return _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
     if fmt == "trec":
