@@ -18,7 +18,7 @@ import math
 import re
 import sys
 
-__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text"]
+__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "unusable_qrels"]
 
 DEFAULT_MEASURES = ["nDCG@10", "RR@10", "AP", "R@100"]
 #: the JSON output's ``schema`` field; docs/diff.md describes its fields
@@ -93,6 +93,7 @@ def run(args) -> int:
 def diff_result(args) -> dict:
     """Everything the three formats print, as the JSON document (see docs/diff.md)."""
     from .. import stats
+    from .._errors import InputError
     from ..evaluation import evaluate
     from ..evaluation.pipeline import with_rel
     from ..io import read_qrels, read_run, read_topics
@@ -107,6 +108,10 @@ def diff_result(args) -> dict:
         texts = dict(zip(topics["query_id"].astype(str), topics["text"].astype(str)))
     tags = {who: str(frame["system"].iloc[0]) if len(frame) else "" for who, frame in runs.items()}
     frames = {who: frame.drop(columns="system") for who, frame in runs.items()}
+    for who, name in ((_BASELINE, "BASELINE_RUN"), (_NEW, "NEW_RUN")):  # fail closed: never pass on unusable qrels
+        problem = unusable_qrels(qrels, frames[who], args.rel, f"{name} {getattr(args, who)}")
+        if problem is not None:
+            raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
     per_query = evaluate(frames, measures, qrels, per_query=True, rel=args.rel)
     comparison = stats.compare(
         per_query, baseline=_BASELINE, measures=measures, correction="holm", n_resamples=args.n_resamples,
@@ -144,6 +149,58 @@ def diff_result(args) -> dict:
         "regressions": regressions,
         "exit_code": 1 if regressions else 0,
     }
+
+
+def _examples(values) -> str:
+    shown = list(dict.fromkeys(str(v) for v in values))
+    return ", ".join(repr(v) for v in shown[:2]) + (", ..." if len(shown) > 2 else "")
+
+
+def unusable_qrels(qrels, run, rel: int, run_name: str) -> tuple[str, str] | None:
+    """Why every measure of ``run`` against ``qrels`` would be 0 whatever the run does, or None.
+
+    ``(cause, message)``, the cause one of ``"no query"`` (the two share no query id),
+    ``"no judged document"`` (no retrieved document of a shared query is judged) and
+    ``"no relevant document"`` (no judgement of a shared query reaches grade ``rel``).
+    ``rankviz diff`` refuses such qrels (a gate on them would pass every change);
+    ``rankviz eval`` prints trec_eval's lines and says the cause on stderr.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["x9"], "relevance": [1]})
+    >>> unusable_qrels(qrels, run, 1, "run.txt")[0]
+    'no judged document'
+    >>> unusable_qrels(qrels.assign(doc_id="d1"), run, 1, "run.txt") is None
+    True
+    """
+    fail = "so every measure is 0 whatever the run retrieves"
+    qrel_q, run_q = qrels["query_id"].astype(str), run["query_id"].astype(str)
+    shared = set(qrel_q) & set(run_q)
+    if not shared:
+        return (
+            "no query",
+            f"the qrels share no query id with {run_name} (the run has {_examples(run_q)}, the qrels "
+            f"{_examples(qrel_q)}), {fail}; pass the qrels of these runs' queries",
+        )
+    judged = qrels[qrel_q.isin(shared).to_numpy()]
+    retrieved = run[run_q.isin(shared).to_numpy()]
+    pairs = [frame[["query_id", "doc_id"]].astype(str).drop_duplicates() for frame in (retrieved, judged)]
+    if pairs[0].merge(pairs[1], on=["query_id", "doc_id"]).empty:
+        return (
+            "no judged document",
+            f"no document {run_name} retrieved is judged in the qrels (the run has doc ids like "
+            f"{_examples(retrieved['doc_id'])}, the qrels {_examples(judged['doc_id'])}), {fail}; pass the qrels "
+            "of this collection, or make the doc ids match",
+        )
+    if not (judged["relevance"] >= rel).any():
+        return (
+            "no relevant document",
+            f"the qrels judge no document relevant (grade >= {rel}) for the {len(shared)} queries they share with "
+            f"{run_name}, {fail}; pass the right qrels, or a lower -l",
+        )
+    return None
 
 
 def _measure_row(row: dict, confidence_level: float, args) -> dict:

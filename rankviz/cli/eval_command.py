@@ -195,7 +195,7 @@ def _trec_lines(args, qrels, measures, relstring, options, trec_order, header) -
             summary=not args.no_summary,
         )
         sys.stdout.write("".join(line + "\n" for line in lines))
-        _report_queries(run, qrels, args.missing)
+        _report_queries(run, qrels, args.missing, args.rel, str(path))
     return 0
 
 
@@ -212,7 +212,7 @@ def _table(args, qrels, measures, options, trec_order, fmt: str) -> int:
         rows += these
         files += [str(path)] * len(these)
         tags.append(tag)
-        _report_queries(run, qrels, args.missing)
+        _report_queries(run, qrels, args.missing, args.rel, str(path))
     frame = pd.DataFrame(rows)
     if len(set(tags)) < len(tags):  # two files with one tag: the file tells their rows apart
         frame.insert(1, "file", files)
@@ -272,8 +272,17 @@ def _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
     return 0
 
 
-def _report_queries(run, qrels, missing: str) -> None:
-    """Say on stderr how many judged queries the run missed and how many run queries have no judgements."""
+def _report_queries(run, qrels, missing: str, rel: int = 1, path: str = "the run") -> None:
+    """Say on stderr how many judged queries the run missed and how many run queries have no judgements.
+
+    And when every measure is 0 whatever the run does (the qrels share no relevant judgement with it),
+    the same cause as ``rankviz diff`` gives for refusing them; trec_eval's lines are printed all the same.
+    """
+    from .diff import unusable_qrels
+
+    problem = unusable_qrels(qrels, run, rel, f"RUN {path}")
+    if problem is not None and problem[0] != "no judged document":  # that one the evaluation already warns about
+        print(f"rankviz eval: warning: {problem[1]}", file=sys.stderr)
     queries = set(qrels["query_id"].astype(str))
     retrieved = set(run["query_id"].astype(str))
     absent, unjudged = queries - retrieved, retrieved - queries

@@ -163,3 +163,59 @@ def test_the_console_script_exit_status(covid):
         [sys.executable, "-m", "rankviz", "diff", str(qrels), str(run), str(run)], capture_output=True
     )
     assert done.returncode == 0 and b"no regression" in done.stdout
+
+
+# ----------------------------------------------------------------------------- the gate fails closed (issue 31)
+
+
+def wrong_qrels(covid, tmp_path) -> dict:
+    """Three qrels that make every measure 0 whatever the run: no shared query, no judged doc, no relevant doc."""
+    qrels_path, _, _ = covid
+    qrels = rankviz.read_qrels(qrels_path)
+    cases = {
+        "no query": qrels.assign(query_id="x" + qrels["query_id"].astype(str)),
+        "no judged document": qrels.assign(doc_id="other-" + qrels["doc_id"].astype(str)),
+        "no relevant document": qrels.assign(relevance=0),
+    }
+    paths = {}
+    for cause, frame in cases.items():
+        paths[cause] = tmp_path / cause.replace(" ", "_")
+        rankviz.write_qrels(frame, paths[cause])
+    return paths
+
+
+@pytest.mark.parametrize("cause", ["no query", "no judged document", "no relevant document"])
+def test_qrels_that_make_every_measure_0_exit_2_naming_the_cause(covid, shuffled, tmp_path, capsys, cause):
+    _, run, _ = covid
+    qrels = wrong_qrels(covid, tmp_path)[cause]
+    for runs in ((run, run), (run, shuffled)):  # unchanged or changed: never "no regression"
+        code, out, err = diff(capsys, qrels, *runs)
+        assert code == 2 and out == "", out
+        assert len(err.strip().splitlines()) == 1 and err.startswith("rankviz diff: error: cannot gate"), err
+        words = {
+            "no query": "share no query id",
+            "no judged document": "retrieved is judged",
+            "no relevant document": "judge no document relevant",
+        }
+        assert words[cause] in err and "BASELINE_RUN" in err
+
+
+def test_eval_prints_trec_eval_s_lines_on_such_qrels_and_says_why(covid, tmp_path, trec_eval_binary, capsys):
+    _, run, _ = covid
+    paths = wrong_qrels(covid, tmp_path)
+    for cause in ("no judged document", "no relevant document"):
+        argv = ["-c", "-m", "map", "-m", "P.10", str(paths[cause]), str(run)]
+        expected = subprocess.run([str(trec_eval_binary), *argv], capture_output=True, text=True, check=True).stdout
+        code = main(["eval", *argv])
+        out, err = capsys.readouterr()
+        assert code == 0 and out == expected and "0.0000" in out
+        assert ("is judged in the qrels" if cause == "no judged document" else "judge no document relevant") in err
+
+
+def test_qrels_for_only_one_of_the_runs_fail_closed_naming_it(covid, tmp_path, capsys):
+    qrels, run_path, _ = covid
+    run = rankviz.read_run(run_path).drop(columns="system")
+    other = tmp_path / "other.txt"
+    rankviz.write_run(run.assign(doc_id="z" + run["doc_id"].astype(str)), other, tag="other")
+    code, out, err = diff(capsys, qrels, run_path, other)
+    assert code == 2 and "NEW_RUN" in err and str(other) in err
