@@ -2,10 +2,13 @@
 
 Both runs are evaluated per query and compared, paired by query id
 (:func:`rankviz.stats.compare`: Fisher's randomization test, Holm's correction
-across the measures, the paired t-interval of each difference). A measure
-*regresses* when it drops significantly (Holm-corrected p < ``--alpha``) or by
-more than ``--max-drop``. The exit status is 1 when any measure regresses, 0
-otherwise, 2 for bad input (a one-line error, see :mod:`rankviz.cli.commands`).
+across the measures) and shown with Holm-adjusted paired t-intervals, which match
+the Holm-adjusted verdict (:mod:`rankviz.cli.gate`). A measure *regresses* when it
+drops significantly (Holm-corrected p < ``--alpha``) and, with ``--max-drop X``,
+its Holm-adjusted interval lies wholly below ``-X``. The exit status is 1 when any
+measure regresses, 0 otherwise, 2 for bad input (a one-line error, see
+:mod:`rankviz.cli.commands`), qrels on which every measure is 0 whatever the runs
+retrieve included (the gate fails closed: :func:`unusable_qrels`).
 Output: a text table, a markdown pull-request comment or JSON (schema
 ``rankviz.diff/1``, described in ``docs/diff.md``).
 """
@@ -17,12 +20,15 @@ import json
 import math
 import re
 import sys
+import textwrap
+
+from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "unusable_qrels"]
 
 DEFAULT_MEASURES = ["nDCG@10", "RR@10", "AP", "R@100"]
 #: the JSON output's ``schema`` field; docs/diff.md describes its fields
-SCHEMA = "rankviz.diff/1"
+SCHEMA = "rankviz.diff/2"
 
 _BASELINE, _NEW = "baseline", "new"
 
@@ -63,7 +69,8 @@ def add_parser(sub) -> None:
         "diff",
         help="compare a new run with a baseline; exit 1 on a regression (a CI gate)",
         description="Compare NEW_RUN with BASELINE_RUN per query (paired randomization test, Holm across measures). "
-        "Exit status: 1 when a measure drops significantly or by more than --max-drop, 0 otherwise, 2 for bad input.",
+        "Exit status: 1 when a measure drops significantly (and, with --max-drop X, its Holm-adjusted interval lies "
+        "wholly below -X), 0 otherwise, 2 for bad input or qrels on which every measure is 0.",
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file)")
@@ -72,7 +79,13 @@ def add_parser(sub) -> None:
         "-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
         help=f"measures (default: {' '.join(DEFAULT_MEASURES)})",
     )  # fmt: skip
-    p.add_argument("--max-drop", type=_drop, default=None, help="fail when a mean drops by more than this")
+    p.add_argument(
+        "--max-drop",
+        type=_drop,
+        default=None,
+        help="tolerate drops up to this: a significant drop fails only when its Holm-adjusted interval lies wholly "
+        "below -MAX_DROP (a rule on the interval's bound, not on the mean, which false-alarms on unchanged systems)",
+    )
     p.add_argument("--alpha", type=_share, default=0.05, help="significance level after Holm's correction (0.05)")
     p.add_argument("--topics", help="query texts shown beside the most hurt queries (TREC topics or a TSV)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format (text)")
@@ -117,7 +130,12 @@ def diff_result(args) -> dict:
         per_query, baseline=_BASELINE, measures=measures, correction="holm", n_resamples=args.n_resamples,
         rng=args.seed,
     )  # fmt: skip
-    rows = [_measure_row(row, comparison.confidence_level, args) for row in comparison.table.to_dict("records")]
+    records = comparison.table.to_dict("records")
+    levels = holm_levels([r["p_value"] for r in records], [r["p_corrected"] for r in records], args.alpha)
+    rows = []
+    for record, level in zip(records, levels):
+        d = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=record["measure"])
+        rows.append(_measure_row(record, comparison.confidence_level, level, d["difference"].to_numpy(), args))
     first = measures[0]
     hurt = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=first)
     hurt = hurt[hurt["difference"] < 0].head(args.top)
@@ -148,6 +166,8 @@ def diff_result(args) -> dict:
         ],  # fmt: skip
         "regressions": regressions,
         "exit_code": 1 if regressions else 0,
+        "rule": RULE_NOTE,
+        "size": SIZE_NOTE,
     }
 
 
@@ -203,13 +223,10 @@ def unusable_qrels(qrels, run, rel: int, run_name: str) -> tuple[str, str] | Non
     return None
 
 
-def _measure_row(row: dict, confidence_level: float, args) -> dict:
+def _measure_row(row: dict, confidence_level: float, holm_level: float, differences, args) -> dict:
     difference, p = float(row["difference"]), float(row["p_corrected"])
-    reasons = []
-    if difference < 0 and p < args.alpha:
-        reasons.append(f"significant drop (Holm p = {p:.4g} < {args.alpha:g})")
-    if args.max_drop is not None and -difference > args.max_drop:
-        reasons.append(f"drop {-difference:.4f} > --max-drop {args.max_drop:g}")
+    interval = t_interval(differences, holm_level)
+    regression, reasons, note = decide(difference, p, interval, args.alpha, args.max_drop)
     return {
         "measure": row["measure"],
         "baseline_mean": float(row["baseline_mean"]),
@@ -218,13 +235,17 @@ def _measure_row(row: dict, confidence_level: float, args) -> dict:
         "ci_low": float(row["ci_low"]),
         "ci_high": float(row["ci_high"]),
         "confidence_level": confidence_level,
+        "holm_ci_low": interval[0],
+        "holm_ci_high": interval[1],
+        "holm_confidence_level": holm_level,
         "p_value": float(row["p_value"]),
         "p_holm": p,
         "helped": int(row["wins"]),
         "hurt": int(row["losses"]),
         "unchanged": int(row["ties"]),
-        "regression": bool(reasons),
+        "regression": regression,
         "reasons": reasons,
+        "note": note,
     }
 
 
@@ -241,14 +262,15 @@ def text_report(result: dict) -> str:
         f"rankviz diff: {n['system']} ({n['path']}) against {b['system']} ({b['path']}), "
         f"{result['n_queries']} queries; randomization test, Holm across measures, alpha {result['alpha']:g}",
         "",
-        f"{'measure':<16}{'baseline':>10}{'new':>10}{'diff':>10}  {'95% CI':<20}{'p (Holm)':>10}"
+        f"{'measure':<16}{'baseline':>10}{'new':>10}{'diff':>10}  {'Holm CI (level)':<28}{'p (Holm)':>10}"
         f"{'helped':>8}{'hurt':>6}  verdict",
     ]
     for r in result["measures"]:
-        ci = f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        ci = f"[{r['holm_ci_low']:+.4f}, {r['holm_ci_high']:+.4f}] {r['holm_confidence_level']:.1%}"
         verdict = "REGRESSION: " + "; ".join(r["reasons"]) if r["regression"] else "ok"
+        verdict += f" ({r['note']})" if r["note"] else ""
         lines.append(
-            f"{r['measure']:<16}{r['baseline_mean']:>10.4f}{r['new_mean']:>10.4f}{r['difference']:>+10.4f}  {ci:<20}"
+            f"{r['measure']:<16}{r['baseline_mean']:>10.4f}{r['new_mean']:>10.4f}{r['difference']:>+10.4f}  {ci:<28}"
             f"{r['p_holm']:>10.4g}{r['helped']:>8}{r['hurt']:>6}  {verdict}"
         )
     if result["most_hurt"]:
@@ -256,7 +278,7 @@ def text_report(result: dict) -> str:
         for h in result["most_hurt"]:
             text = f"  {' '.join(h['text'].split())[:70]}" if h["text"] else ""
             lines.append(f"  {h['query_id']:<12}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
-    lines += ["", _verdict(result)]
+    lines += ["", *textwrap.wrap(result["rule"], 110), *textwrap.wrap(result["size"], 110), "", _verdict(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -281,7 +303,6 @@ def markdown_text(result: dict) -> str:
     icon = (
         "\u274c" if result["regressions"] else "\u2705"
     )  # rendered by GitHub and Jupyter alike (shortcodes only by GitHub)
-    level = f"{result['measures'][0]['confidence_level']:.0%}" if result["measures"] else "95%"
     out = [
         f"### {icon} rankviz diff: {e(_verdict(result))}",
         "",
@@ -290,14 +311,16 @@ def markdown_text(result: dict) -> str:
         + (f", max drop {result['max_drop']:g}" if result["max_drop"] is not None else "")
         + ").",
         "",
-        f"| measure | baseline | new | difference | {level} CI | p (Holm) | helped | hurt | |",
+        "| measure | baseline | new | difference | Holm CI (level) | p (Holm) | helped | hurt | |",
         "|:--|--:|--:|--:|:--|--:|--:|--:|:--|",
     ]
     for r in result["measures"]:
         flag = "\u274c " + e("; ".join(r["reasons"])) if r["regression"] else "\u2705"
+        flag += f" {e(r['note'])}" if r["note"] else ""
         out.append(
             f"| {e(r['measure'])} | {r['baseline_mean']:.4f} | {r['new_mean']:.4f} | {r['difference']:+.4f} | "
-            f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] | {r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"
+            f"[{r['holm_ci_low']:+.4f}, {r['holm_ci_high']:+.4f}] ({r['holm_confidence_level']:.1%}) | "
+            f"{r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"
         )
     if result["most_hurt"]:
         measure = e(result["most_hurt"][0]["measure"])
@@ -309,6 +332,7 @@ def markdown_text(result: dict) -> str:
                 f"{h['difference']:+.4f} |"
             )
         out += ["", "</details>"]
+    out += ["", result["rule"], "", result["size"]]  # rankviz's own sentences, no user text
     return "\n".join(out) + "\n"
 
 

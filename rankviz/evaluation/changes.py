@@ -36,9 +36,18 @@ _SAME = 1e-9
 def rank_biased_overlap(first, second, *, p: float = RBO_PERSISTENCE) -> float:
     """Extrapolated rank-biased overlap of two (truncated) rankings (Webber, Moffat & Zobel 2010, eq. 32).
 
-    ``RBO = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d``, with ``X_d`` the
-    number of items the two top ``d`` share and ``k`` the longer list's length. 1 for
-    identical lists, 0 for disjoint ones; NaN when both are empty.
+    With ``l`` the longer list's length, ``s`` the shorter's and ``X_d`` the number of
+    items the two share down to depth ``d`` (the shorter list whole beyond ``s``)::
+
+        RBO = (1 - p) / p * (sum_{d=1..l} X_d / d * p^d + sum_{d=s+1..l} X_s * (d - s) / (s * d) * p^d)
+              + ((X_l - X_s) / l + X_s / s) * p^l
+
+    The second sum extrapolates the shorter list: beyond its end its agreement is assumed
+    to stay what it was at depth ``s``. For lists of equal length it is the familiar
+    ``(X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d``. 1 for identical lists, and
+    for a short list that agrees with the other's top (``["a", "b"]`` against ``["a", "b",
+    "c"]``), as the ``rbo`` package's ``rbo_ext`` gives; 0 for disjoint lists and when one
+    list is empty (nothing agrees at any depth); NaN when both are empty.
 
     Examples
     --------
@@ -46,23 +55,34 @@ def rank_biased_overlap(first, second, *, p: float = RBO_PERSISTENCE) -> float:
     1.0
     >>> rank_biased_overlap(["a", "b"], ["c", "d"])
     0.0
+    >>> round(rank_biased_overlap(["a", "b"], ["a", "b", "c", "d", "e"]), 12)
+    1.0
     """
     first, second = list(first), list(second)
-    k = max(len(first), len(second))
-    if k == 0:
-        return math.nan
-    seen_a, seen_b, overlap, total = set(), set(), 0, 0.0
-    for d in range(1, k + 1):
-        a = first[d - 1] if d <= len(first) else None
-        b = second[d - 1] if d <= len(second) else None
-        if a is not None:
-            overlap += a in seen_b or a == b
-            seen_a.add(a)
-        if b is not None and b != a:
-            overlap += b in seen_a
-            seen_b.add(b)
+    longer, shorter = (first, second) if len(first) >= len(second) else (second, first)
+    big, small = len(longer), len(shorter)
+    if small == 0:
+        return math.nan if big == 0 else 0.0
+    seen_long: set = set()
+    seen_short: set = set()
+    overlap, total, x_small = 0, 0.0, 0
+    for d in range(1, big + 1):
+        a = longer[d - 1]
+        b = shorter[d - 1] if d <= small else None
+        if a not in seen_long:
+            overlap += a in seen_short or a == b
+            seen_long.add(a)
+        if b is not None and b != a and b not in seen_short:
+            overlap += b in seen_long
+        if b is not None:
+            seen_short.add(b)
+        if d == small:
+            x_small = overlap
         total += overlap / d * p**d
-    return float(overlap / k * p**k + (1 - p) / p * total)
+        if d > small:
+            total += x_small * (d - small) / (small * d) * p**d
+    tail = ((overlap - x_small) / big + x_small / small) * p**big
+    return float((1 - p) / p * total + tail)
 
 
 def tau_ap(ranking, reference) -> float:
