@@ -72,9 +72,14 @@ def add_parser(sub) -> None:
         "Exit status: 1 when a measure drops significantly (and, with --max-drop X, its Holm-adjusted interval lies "
         "wholly below -X), 0 otherwise, 2 for bad input or qrels on which every measure is 0.",
     )
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
-    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file)")
-    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file)")
+    p.add_argument(
+        "qrels",
+        metavar="QRELS",
+        nargs="?",
+        help="TREC qrels file or a JSONL log (its gold ids); left out when the runs are JSONL logs with gold ids",
+    )
+    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file or JSONL log)")
+    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file or JSONL log)")
     p.add_argument(
         "-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
         help=f"measures (default: {' '.join(DEFAULT_MEASURES)})",
@@ -109,12 +114,25 @@ def diff_result(args) -> dict:
     from .._errors import InputError
     from ..evaluation import evaluate
     from ..evaluation.pipeline import with_rel
-    from ..io import read_qrels, read_run, read_topics
+    from ..io import read_topics
     from ..measures import parse_measures
+    from .logs import is_log, qrels_of, run_of
 
     measures = [m.name for m in with_rel(parse_measures(args.measures or DEFAULT_MEASURES), args.rel)]
-    qrels = read_qrels(args.qrels)
-    runs = {_BASELINE: read_run(args.baseline), _NEW: read_run(args.new)}
+    if args.qrels is None:  # `rankviz diff BASE.jsonl NEW.jsonl`: the logs' own gold ids
+        if not is_log(args.baseline):
+            raise InputError(
+                "QRELS is required (rankviz diff QRELS BASELINE_RUN NEW_RUN); it may be left out only when the "
+                "runs are JSONL logs with gold ids"
+            )
+        args.qrels = args.baseline
+        if is_log(args.new) and not _same_qrels(qrels_of(args.baseline), qrels_of(args.new)):
+            raise InputError(
+                f"the gold ids of {args.baseline} and {args.new} differ, so the two logs are not judged alike; "
+                "pass the qrels to judge both by (rankviz diff QRELS BASELINE_RUN NEW_RUN)"
+            )
+    qrels = qrels_of(args.qrels)
+    runs = {_BASELINE: run_of(args.baseline), _NEW: run_of(args.new)}
     texts = {}
     if args.topics:
         topics = read_topics(args.topics)
@@ -169,6 +187,13 @@ def diff_result(args) -> dict:
         "rule": RULE_NOTE,
         "size": SIZE_NOTE,
     }
+
+
+def _same_qrels(a, b) -> bool:
+    def rows(q):
+        return set(zip(q["query_id"].astype(str), q["doc_id"].astype(str), q["relevance"].astype(int)))
+
+    return rows(a) == rows(b)
 
 
 def _examples(values) -> str:

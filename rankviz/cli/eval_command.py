@@ -16,6 +16,7 @@ import sys
 
 from .._core.options import TIES
 from .arguments import UsageError, int_at_least
+from .logs import is_log
 
 __all__ = ["DEFAULT_EVAL_MEASURES", "FORMATS", "add_eval", "files_after_m", "run_eval"]
 
@@ -43,8 +44,13 @@ def add_eval(sub) -> None:
         "RUN, or QRELS RUN -m map ndcg). Several runs give one table (--format).",
     )
     # Optional only for argparse: `-m map QRELS RUN` (trec_eval's order) lets -m take the files; see files_after_m.
-    ev.add_argument("qrels", nargs="?", help="TREC qrels file (plain or gzip/bzip2/xz)")
-    ev.add_argument("runs", nargs="*", metavar="RUN", help="TREC run file(s) (plain or gzip/bzip2/xz)")
+    ev.add_argument(
+        "qrels",
+        nargs="?",
+        help="TREC qrels file (plain or gzip/bzip2/xz), or a JSONL log (its gold ids); a log alone "
+        "(rankviz eval LOG.jsonl) is its run against its own gold ids",
+    )
+    ev.add_argument("runs", nargs="*", metavar="RUN", help="TREC run file(s) or JSONL logs (plain or gzip/bzip2/xz)")
     ev.add_argument("-q", action="store_true", help="also print per-query values (trec_eval -q)")
     ev.add_argument(
         "-m",
@@ -121,10 +127,15 @@ def files_after_m(args) -> None:
     existing = 0
     while existing < len(values) and os.path.exists(values[len(values) - 1 - existing]):
         existing += 1
-    taken = min(max(existing, 2 - len(files)), len(values) - 1)  # at least one measure stays with -m
+    needed = 2 - len(files)
+    if existing and not files and is_log(values[len(values) - existing]):  # a log alone is its run and its qrels
+        needed = existing
+    taken = min(max(existing, needed), len(values) - 1)  # at least one measure stays with -m
     if taken > 0:
         args.measures = values[: len(values) - taken]
         files += values[len(values) - taken :]
+    if len(files) == 1 and is_log(files[0]):  # `rankviz eval LOG.jsonl`: the log's run against its own gold ids
+        files = [files[0], files[0]]
     if len(files) < 2:
         missing = ["qrels", "run"][len(files) - max(taken, 0) :]
         raise UsageError(f"the following arguments are required: {', '.join(missing)}")
@@ -138,8 +149,8 @@ def run_eval(args) -> int:
     """``rankviz eval``: the exit status (the lines or the table on stdout, notes on stderr)."""
     from .._core.options import EvalOptions
     from ..evaluation.pipeline import with_rel
-    from ..io import read_qrels
     from ..measures import parse_measures
+    from .logs import qrels_of
     from .trec_output import expand_trec_names, header_asked
 
     asked = args.measures or DEFAULT_EVAL_MEASURES
@@ -150,7 +161,7 @@ def run_eval(args) -> int:
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     if args.dask is not None and (len(args.runs) > 1 or fmt != "trec"):
         raise UsageError("--dask evaluates one run and prints trec_eval's lines: give one RUN and no --format")
-    qrels = read_qrels(args.qrels)
+    qrels = qrels_of(args.qrels)
     options = EvalOptions.resolve(
         "eval",
         rel=args.rel,
@@ -170,10 +181,12 @@ def run_eval(args) -> int:
 
 
 def _read(path):
-    """(the run without its system column, its tag): trec_eval reads a file as one run whatever its tags."""
-    from ..io import read_run
+    """(the run without its system column, its tag): trec_eval reads a file as one run whatever its tags.
 
-    run = read_run(path)
+    A JSON-lines log is read as its run (:mod:`rankviz.cli.logs`)."""
+    from .logs import run_of
+
+    run = run_of(path)
     return run.drop(columns="system"), str(run["system"].iloc[0])
 
 
