@@ -172,7 +172,8 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         ``entered`` and ``left`` (tuples of the relevant doc ids that entered or left
         the top k), ``n_entered``, ``n_left``, ``moves`` (a tuple of
         ``(doc_id, baseline_rank, system_rank)`` for every relevant document in
-        either top k whose rank changed, None where a list lacks it),
+        either top k whose rank changed, None where a list lacks it; shown as
+        ``d1: rank 3 -> 1``, see :class:`ChangesTable`),
         ``rbo`` and ``tau_ap`` (between the two top-k lists; no labels needed).
         ``attrs["rankviz"]`` holds ``system``, ``baseline``, ``measure``, ``k``,
         ``helped``, ``hurt``, ``unchanged`` (counts), ``recall_delta``, ``rr_delta``
@@ -220,7 +221,7 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
     lists, relevant = _ranked_lists(run, qrels, (baseline, system), options, rel, caller)
     roles = (chosen.name, rr.name, recall.name)
     rows = [_query_row(q, joined.loc[q], roles, lists, relevant, baseline, system, k) for q in joined.index]
-    result = pd.DataFrame(rows, columns=_COLUMNS)
+    result = ChangesTable(pd.DataFrame(rows, columns=_COLUMNS))
     result = result.sort_values(["delta", "query_id"], kind="mergesort").reset_index(drop=True)
     counts = result["outcome"].value_counts()
     recall_delta, rr_delta = float(result["recall_delta"].mean()), float(result["rr_delta"].mean())
@@ -233,6 +234,56 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         ),
     }  # fmt: skip
     return result
+
+
+def _docs_text(docs) -> str:
+    """A tuple of doc ids as a reader sees it: ``r1, r2``, or ``none``."""
+    if not isinstance(docs, tuple):
+        return docs
+    return ", ".join(map(str, docs)) if docs else "none"
+
+
+def _moves_text(moves) -> str:
+    """``(("r1", 3, 1), ("r2", 1, None))`` as ``r1: rank 3 -> 1; r2: rank 1 -> not retrieved``, or ``none``."""
+    if not isinstance(moves, tuple):
+        return moves
+    if not moves:
+        return "none"
+
+    def rank(r):
+        return "not retrieved" if r is None else str(r)
+
+    return "; ".join(f"{d}: rank {rank(b)} -> {rank(s)}" for d, b, s in moves)
+
+
+class ChangesTable(pd.DataFrame):
+    """The table :func:`changes` returns: a DataFrame whose ``entered``, ``left`` and ``moves`` read as words.
+
+    The cells keep their tuples (``table["moves"].iloc[0]`` is ``(("r1", 3, 1),)``); only the
+    display (a notebook's HTML and ``repr``) writes them as ``r1, r2`` and ``r1: rank 3 -> 1``
+    (``none`` for an empty tuple, ``not retrieved`` for a rank a list lacks), so that a page
+    shows no raw tuples. Selections, sorts and ``head`` keep the display.
+    """
+
+    @property
+    def _constructor(self):
+        return ChangesTable
+
+    def _shown(self) -> pd.DataFrame:
+        shown = pd.DataFrame(self, copy=True)
+        for column, text in (("entered", _docs_text), ("left", _docs_text), ("moves", _moves_text)):
+            if column in shown.columns and not isinstance(shown[column], pd.DataFrame):
+                shown[column] = shown[column].map(text)
+        return shown
+
+    def _repr_html_(self):
+        return self._shown()._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(self._shown())
+
+    def to_string(self, *args, **kwargs) -> str:  # type: ignore[override]
+        return self._shown().to_string(*args, **kwargs)
 
 
 _COLUMNS = [

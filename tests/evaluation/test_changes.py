@@ -227,3 +227,29 @@ def test_a_reranker_that_finds_nothing_new_reads_as_a_reranker_at_work():
     assert meta["reading"].startswith("recall unchanged, MRR@10 up") and "reranker is working" in meta["reading"]
     r10 = rankviz.evaluate(run, ["R@10"], qrels)["R@10"]
     assert r10["bm25+rerank"] > r10["bm25"]  # what made the old reading wrong
+
+
+def test_the_table_shows_words_not_raw_tuples():
+    """A page shows 'r1: rank 3 -> 1' and 'none', never '(('r1', 3, 1),)' or '()'; the cells keep their tuples."""
+    run, qrels = two_systems()
+    run.loc[run["doc_id"] == "r2", "doc_id"] = "<b>r2</b>"
+    qrels.loc[qrels["doc_id"] == "r2", "doc_id"] = "<b>r2</b>"
+    table = rankviz.changes(run, qrels, system="new", baseline="base", k=2)
+    shown = table.sort_values("query_id").head(3)[["query_id", "entered", "left", "moves"]]
+    html, text = shown._repr_html_(), repr(shown)
+    for page in (html, text):
+        assert "()" not in page and "((" not in page and "('" not in page
+    assert "r1: rank 3 -&gt; 1" in html and "r1: rank 3 -> 1" in text
+    assert "&lt;b&gt;r2&lt;/b&gt;: rank 1 -&gt; 3" in html and "<b>" not in html  # ids escaped in HTML
+    assert "none" in text
+    q1 = table.set_index("query_id").loc["q1"]
+    assert q1["moves"] == (("r1", 3, 1),) and q1["left"] == ()  # the data are unchanged
+    assert isinstance(shown, pd.DataFrame) and shown.to_string().count("none") >= 2
+    gone = rankviz.changes(
+        pd.concat([run, pd.DataFrame([{"system": "base", "query_id": "q4", "doc_id": "r4", "score": 9.0}])]),
+        pd.concat([qrels, pd.DataFrame([{"query_id": "q4", "doc_id": "r4", "relevance": 1}])]),
+        system="new",
+        baseline="base",
+        k=2,
+    )
+    assert "r4: rank 1 -> not retrieved" in repr(gone[gone["query_id"] == "q4"][["moves"]])
