@@ -134,3 +134,10 @@ def test_as_trec_files_passes_trec_files_through(tmp_path, trec_eval_dir):
     qrels, runs = as_trec_files(str(trec_eval_dir / "qrels.test"), [str(trec_eval_dir / "results.test")], tmp_path)
     assert qrels == str(trec_eval_dir / "qrels.test") and runs == [str(trec_eval_dir / "results.test")]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_trec_readers_name_read_jsonl_for_a_log(logs):
+    for reader in (rankviz.read_run, rankviz.read_qrels):
+        for which in ("plain", "gz", "bare"):
+            with pytest.raises(rankviz.TrecFormatError, match=r"looks like a JSON-lines log.*rankviz\.read_jsonl"):
+                reader(logs[which])
