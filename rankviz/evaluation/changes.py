@@ -277,7 +277,8 @@ class ChangesTable(pd.DataFrame):
         return shown
 
     def _repr_html_(self):
-        return self._shown()._repr_html_()
+        shown: Any = self._shown()  # pandas-stubs do not declare _repr_html_
+        return shown._repr_html_()
 
     def __repr__(self) -> str:
         return repr(self._shown())
