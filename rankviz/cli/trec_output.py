@@ -16,8 +16,8 @@ Examples
 (['num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map'], 98)
 >>> expand_trec_names(["P.5,10", "relstring.20", "nDCG@10"])
 (['P.5', 'P.10', 'nDCG@10'], 20)
->>> expand_trec_names(["success"])[0]
-['success_1', 'success_5', 'success_10']
+>>> expand_trec_names(["success"])[0], expand_trec_names(["recall_100"])[0]
+(['success_1', 'success_5', 'success_10'], ['recall_100'])
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ def expand_trec_names(names) -> tuple[list[str], int | None]:
     given: dict[str, list[str]] = {}  # family -> its first explicit cutoffs
     relstring = None
 
-    def mark(text: str) -> None:
-        match = _CUT_NAME.match(text)
+    def mark(text: str, member: bool = False) -> None:
+        match = _CUT_NAME.match(text) if member else None  # a set's P_5 stands for its family P
         family = match.group("base") if match else text
         if family in CUTOFF_DEFAULTS:
             if family not in out:
@@ -167,7 +167,7 @@ def expand_trec_names(names) -> tuple[list[str], int | None]:
         text = str(name).strip()
         if text in _SETS:
             for member in _SETS[text]:
-                mark(member)
+                mark(member, member=True)
             if text == "all_trec":
                 relstring = 10 if relstring is None else relstring
             continue

@@ -227,3 +227,13 @@ def test_several_measures_print_in_trec_eval_s_order_whatever_the_order_typed(tr
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
     assert [line.split()[0] for line in outputs[0].splitlines()] == ["map", "recip_rank", "P_5", "ndcg_cut_10"]
+
+
+def test_a_measure_named_with_its_cutoff_is_that_measure_alone(trec_eval_dir, capsys):
+    """rankviz's recall_100 / P_5 spellings name one cutoff; only the family name alone takes trec_eval's defaults."""
+    from rankviz.cli import commands as cli
+
+    files = [str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")]
+    capsys.readouterr()
+    assert cli.main(["eval", "-m", "recall_100", "-m", "P_5", *files]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["P_5", "recall_100"]
