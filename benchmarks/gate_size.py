@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import rankviz  # noqa: E402
-from rankviz.cli.gate import decide, holm_levels, t_interval  # noqa: E402
+from rankviz.cli.gate import decide, holm_levels, t_interval, t_strength  # noqa: E402
 
 MEASURES = ["RR@10", "nDCG", "P@10", "R@100"]
 DROPS = [0.01, 0.02, 0.05]
@@ -104,11 +104,12 @@ def cell(n: int, replicates: int, seed: int) -> dict:
         mine = rows[rows["system"] == name].set_index("measure").loc[MEASURES]
         p = mine["p_value"].to_numpy()
         p_holm = rankviz.stats.holm(p)
-        levels = holm_levels(p, p_holm, ALPHA)
         new = table[table["system"] == name].set_index("query_id")
+        diffs = [new[m].to_numpy() - b.loc[new.index, m].to_numpy() for m in MEASURES]
+        levels = holm_levels(p, p_holm, ALPHA, ties=[t_strength(d) for d in diffs])
         fails = dict.fromkeys(counts, False)
         for j, m in enumerate(MEASURES):
-            d = new[m].to_numpy() - b.loc[new.index, m].to_numpy()
+            d = diffs[j]
             interval = t_interval(d, levels[j])
             difference = float(d.mean())
             fails["test"] |= decide(difference, p_holm[j], interval, ALPHA, None)[0]

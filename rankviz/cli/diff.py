@@ -22,7 +22,7 @@ import re
 import sys
 import textwrap
 
-from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval
+from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval, t_strength
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "unusable_qrels"]
 
@@ -149,11 +149,22 @@ def diff_result(args) -> dict:
         rng=args.seed,
     )  # fmt: skip
     records = comparison.table.to_dict("records")
-    levels = holm_levels([r["p_value"] for r in records], [r["p_corrected"] for r in records], args.alpha)
-    rows = []
-    for record, level in zip(records, levels):
-        d = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=record["measure"])
-        rows.append(_measure_row(record, comparison.confidence_level, level, d["difference"].to_numpy(), args))
+    differences = [
+        stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=r["measure"])[
+            "difference"
+        ].to_numpy()
+        for r in records
+    ]
+    levels = holm_levels(
+        [r["p_value"] for r in records],
+        [r["p_corrected"] for r in records],
+        args.alpha,
+        ties=[t_strength(d) for d in differences],
+    )
+    rows = [
+        _measure_row(record, comparison.confidence_level, level, d, args)
+        for record, level, d in zip(records, levels, differences)
+    ]
     first = measures[0]
     hurt = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=first)
     hurt = hurt[hurt["difference"] < 0].head(args.top)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-__all__ = ["holm_levels", "t_interval", "decide", "SIZE_NOTE", "RULE_NOTE"]
+__all__ = ["holm_levels", "t_interval", "t_strength", "decide", "SIZE_NOTE", "RULE_NOTE"]
 
 #: how the verdict is reached, printed under the table (text, markdown) and kept in the JSON
 RULE_NOTE = (
@@ -44,8 +44,12 @@ SIZE_NOTE = (
 )
 
 
-def holm_levels(p_values, p_holm, alpha: float) -> list[float]:
+def holm_levels(p_values, p_holm, alpha: float, ties=None) -> list[float]:
     """The confidence level of each measure's Holm-adjusted interval (see the module docstring).
+
+    ``ties`` (optional, one number per measure) orders measures with equal p-values, smallest
+    first: ``rankviz diff`` passes ``-|t|`` of each paired difference, so that among p-values
+    tied at the randomization test's floor the clearest difference takes Holm's first step.
 
     Examples
     --------
@@ -57,7 +61,8 @@ def holm_levels(p_values, p_holm, alpha: float) -> list[float]:
     p = np.asarray(p_values, dtype=float)
     adjusted = np.asarray(p_holm, dtype=float)
     m = len(p)
-    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="mergesort")
+    second = np.zeros(m) if ties is None else np.asarray(ties, dtype=float)
+    order = np.lexsort((second, np.where(np.isnan(p), np.inf, p)))
     levels = [1 - alpha / max(m, 1)] * m
     not_rejected = None
     for step, i in enumerate(order):
@@ -84,6 +89,18 @@ def t_interval(differences, level: float) -> tuple[float, float]:
     mean = float(d.mean())
     half = float(stdtrit(n - 1, 0.5 + level / 2)) * float(d.std(ddof=1)) / math.sqrt(n)
     return mean - half, mean + half
+
+
+def t_strength(differences) -> float:
+    """``-|t|`` of the paired differences (0 when they are all equal or fewer than 2): Holm's tie-break.
+
+    >>> round(t_strength([0.1, 0.3, 0.2]), 6), t_strength([0.5, 0.5])
+    (-3.464102, 0.0)
+    """
+    d = np.asarray(differences, dtype=float)
+    if len(d) < 2 or not d.std(ddof=1) > 0:
+        return 0.0
+    return -abs(float(d.mean()) / (float(d.std(ddof=1)) / math.sqrt(len(d))))
 
 
 def decide(difference: float, p_holm: float, interval: tuple[float, float], alpha: float, max_drop) -> tuple:

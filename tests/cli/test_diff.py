@@ -289,3 +289,10 @@ def test_the_size_sentence_quotes_the_benchmark_s_measured_rates():
     quoted = [float(x) for x in re.findall(r"([0-9.]+)%", SIZE_NOTE)]
     assert quoted == [test[0], test[1], round(point[0]), round(point[1]), bound[0], bound[1]]
     assert max(test) <= 5.0 + 2 * 0.7  # the test holds its size (alpha 0.05, within Monte Carlo error)
+
+
+def test_holm_ties_at_the_p_value_floor_are_ordered_by_the_clearest_difference():
+    from rankviz.cli.gate import holm_levels
+
+    levels = holm_levels([0.0004] * 4, [0.0004] * 4, 0.05, ties=[-10.0, -12.0, -11.0, -3.0])
+    assert levels == [pytest.approx(0.975), pytest.approx(1 - 0.05 / 4), pytest.approx(1 - 0.05 / 3), 0.95]
