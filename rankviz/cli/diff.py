@@ -111,60 +111,25 @@ def run(args) -> int:
 def diff_result(args) -> dict:
     """Everything the three formats print, as the JSON document (see docs/diff.md)."""
     from .. import stats
-    from .._errors import InputError
     from ..evaluation import evaluate
     from ..evaluation.pipeline import with_rel
     from ..io import read_topics
     from ..measures import parse_measures
-    from .logs import is_log, qrels_of, run_of
 
     measures = [m.name for m in with_rel(parse_measures(args.measures or DEFAULT_MEASURES), args.rel)]
-    if args.qrels is None:  # `rankviz diff BASE.jsonl NEW.jsonl`: the logs' own gold ids
-        if not is_log(args.baseline):
-            raise InputError(
-                "QRELS is required (rankviz diff QRELS BASELINE_RUN NEW_RUN); it may be left out only when the "
-                "runs are JSONL logs with gold ids"
-            )
-        args.qrels = args.baseline
-        if is_log(args.new) and not _same_qrels(qrels_of(args.baseline), qrels_of(args.new)):
-            raise InputError(
-                f"the gold ids of {args.baseline} and {args.new} differ, so the two logs are not judged alike; "
-                "pass the qrels to judge both by (rankviz diff QRELS BASELINE_RUN NEW_RUN)"
-            )
-    qrels = qrels_of(args.qrels)
-    runs = {_BASELINE: run_of(args.baseline), _NEW: run_of(args.new)}
+    qrels, runs = _inputs(args)
     texts = {}
     if args.topics:
         topics = read_topics(args.topics)
         texts = dict(zip(topics["query_id"].astype(str), topics["text"].astype(str)))
     tags = {who: str(frame["system"].iloc[0]) if len(frame) else "" for who, frame in runs.items()}
     frames = {who: frame.drop(columns="system") for who, frame in runs.items()}
-    for who, name in ((_BASELINE, "BASELINE_RUN"), (_NEW, "NEW_RUN")):  # fail closed: never pass on unusable qrels
-        problem = unusable_qrels(qrels, frames[who], args.rel, f"{name} {getattr(args, who)}")
-        if problem is not None:
-            raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
     per_query = evaluate(frames, measures, qrels, per_query=True, rel=args.rel)
     comparison = stats.compare(
         per_query, baseline=_BASELINE, measures=measures, correction="holm", n_resamples=args.n_resamples,
         rng=args.seed,
     )  # fmt: skip
-    records = comparison.table.to_dict("records")
-    differences = [
-        stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=r["measure"])[
-            "difference"
-        ].to_numpy()
-        for r in records
-    ]
-    levels = holm_levels(
-        [r["p_value"] for r in records],
-        [r["p_corrected"] for r in records],
-        args.alpha,
-        ties=[t_strength(d) for d in differences],
-    )
-    rows = [
-        _measure_row(record, comparison.confidence_level, level, d, args)
-        for record, level, d in zip(records, levels, differences)
-    ]
+    rows = _rows(comparison, per_query, args)
     first = measures[0]
     hurt = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=first)
     hurt = hurt[hurt["difference"] < 0].head(args.top)
@@ -198,6 +163,55 @@ def diff_result(args) -> dict:
         "rule": RULE_NOTE,
         "size": SIZE_NOTE,
     }
+
+
+def _inputs(args):
+    """(qrels, {baseline: run, new: run}), logs read as such; qrels on which the gate could not fail refused."""
+    from .._errors import InputError
+    from .logs import is_log, qrels_of, run_of
+
+    if args.qrels is None:  # `rankviz diff BASE.jsonl NEW.jsonl`: the logs' own gold ids
+        if not is_log(args.baseline):
+            raise InputError(
+                "QRELS is required (rankviz diff QRELS BASELINE_RUN NEW_RUN); it may be left out only when the "
+                "runs are JSONL logs with gold ids"
+            )
+        args.qrels = args.baseline
+        if is_log(args.new) and not _same_qrels(qrels_of(args.baseline), qrels_of(args.new)):
+            raise InputError(
+                f"the gold ids of {args.baseline} and {args.new} differ, so the two logs are not judged alike; "
+                "pass the qrels to judge both by (rankviz diff QRELS BASELINE_RUN NEW_RUN)"
+            )
+    qrels = qrels_of(args.qrels)
+    runs = {_BASELINE: run_of(args.baseline), _NEW: run_of(args.new)}
+    for who, name in ((_BASELINE, "BASELINE_RUN"), (_NEW, "NEW_RUN")):  # fail closed: never pass on unusable qrels
+        problem = unusable_qrels(qrels, runs[who], args.rel, f"{name} {getattr(args, who)}")
+        if problem is not None:
+            raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
+    return qrels, runs
+
+
+def _rows(comparison, per_query, args) -> list[dict]:
+    """One row per measure: the comparison's numbers, the Holm-adjusted interval and the verdict."""
+    from .. import stats
+
+    records = comparison.table.to_dict("records")
+    differences = [
+        stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=r["measure"])[
+            "difference"
+        ].to_numpy()
+        for r in records
+    ]
+    levels = holm_levels(
+        [r["p_value"] for r in records],
+        [r["p_corrected"] for r in records],
+        args.alpha,
+        ties=[t_strength(d) for d in differences],
+    )
+    return [
+        _measure_row(record, comparison.confidence_level, level, d, args)
+        for record, level, d in zip(records, levels, differences)
+    ]
 
 
 def _same_qrels(a, b) -> bool:
