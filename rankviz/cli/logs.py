@@ -11,6 +11,7 @@ field names is refused with the conversion that reads it (:data:`CONVERSION`).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 __all__ = ["is_log", "run_of", "qrels_of", "CONVERSION", "LOG_SUFFIXES", "as_trec_files"]
@@ -94,7 +95,8 @@ def qrels_of(path):
 def as_trec_files(qrels, runs, folder) -> tuple[str, list[str]]:
     """``qrels`` and ``runs`` as TREC files in ``folder`` where they are logs (for the report, which reads files).
 
-    A log's run is written as ``folder/<its system name>`` (the name the report shows), its
+    A log's run is written as ``folder/<its system name>`` (the name the report shows, whitespace
+    written as ``_``; a second log of the same name gets ``_2``...), its
     gold ids as ``folder/qrels.txt``; TREC files are passed through. ``qrels`` None takes the
     first log's gold ids.
     """
@@ -115,9 +117,11 @@ def as_trec_files(qrels, runs, folder) -> tuple[str, list[str]]:
     for path in runs:
         if is_log(path):
             run = _log(path).run
-            target = folder / str(run["system"].iloc[0] if len(run) else Path(path).name)
+            name = str(run["system"].iloc[0]) if len(run) else Path(path).name
+            name = re.sub(r"\s+", "_", name).strip(".") or "log"  # a TREC tag (and the name shown): no whitespace
+            target = folder / name
             if target.exists():
-                target = folder / Path(path).name
+                target = folder / f"{name}_{len(out) + 1}"
             write_run(run.drop(columns="system"), target, tag=target.name)
             out.append(str(target))
         else:

@@ -141,3 +141,15 @@ def test_the_trec_readers_name_read_jsonl_for_a_log(logs):
         for which in ("plain", "gz", "bare"):
             with pytest.raises(rankviz.TrecFormatError, match=r"looks like a JSON-lines log.*rankviz\.read_jsonl"):
                 reader(logs[which])
+
+
+def test_as_trec_files_names_logs_by_their_system_without_whitespace(logs, tmp_path):
+    spaced = tmp_path / "my log.jsonl"
+    shutil.copy(logs["plain"], spaced)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    qrels, runs = as_trec_files(None, [str(spaced), str(logs["plain"]), str(logs["gz"])], folder)
+    names = [r.rsplit("/", 1)[-1] for r in runs]
+    assert names[0] == "my_log" and names[1] == "base" and names[2] != "base" and len(set(names)) == 3
+    assert [str(rankviz.read_run(r)["system"].iloc[0]) for r in runs] == names
+    assert len(rankviz.read_qrels(qrels)) == len(rankviz.read_jsonl(spaced).qrels) == 3681
