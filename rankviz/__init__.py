@@ -54,6 +54,7 @@ from .evaluation import (
 )
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
+from .history import History
 from .io import (
     BeirData,
     RetrievalLog,
@@ -89,6 +90,7 @@ __all__ = [
     "DegenerateDataWarning",
     "DuplicateError",
     "DuplicateTextWarning",
+    "History",
     "IdTypeWarning",
     "InputError",
     "Measure",

@@ -1,0 +1,136 @@
+"""Content fingerprints of what an evaluation depended on, and where it ran (git, CI).
+
+A fingerprint is a SHA-256 of a canonical form, so the order of rows and the dtypes
+of the columns never change it: ids become strings, grades integers, rows are
+sorted. Any change of content does: a grade, a judged pair added or removed, a
+query in or out of the evaluated set, an option. The qrels also get one
+fingerprint per query (the first 16 hex digits of its own SHA-256), which is what
+lets a comparison say *which* queries were relabelled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+
+import numpy as np
+import pandas as pd
+
+from .._core.columns import Columns
+from .._core.long_run import resolve_long_run, resolve_qrels
+
+__all__ = [
+    "qrels_fingerprints",
+    "queries_fingerprint",
+    "run_fingerprint",
+    "options_fingerprint",
+    "digest",
+    "environment_meta",
+    "CI_VARIABLES",
+]
+
+#: CI variables recorded when present (GitHub Actions, GitLab CI, Jenkins, Buildkite, CircleCI, generic)
+CI_VARIABLES = (
+    "CI", "GITHUB_SHA", "GITHUB_REF", "GITHUB_RUN_ID", "GITHUB_REPOSITORY", "GITHUB_WORKFLOW",
+    "GITLAB_CI", "CI_COMMIT_SHA", "CI_COMMIT_REF_NAME", "CI_PIPELINE_ID",
+    "JENKINS_URL", "BUILD_ID", "GIT_COMMIT", "BUILDKITE_COMMIT", "BUILDKITE_BRANCH", "CIRCLE_SHA1", "CIRCLE_BRANCH",
+)  # fmt: skip
+
+
+def digest(text: str) -> str:
+    """The SHA-256 of a text, in hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _field(text: str) -> str:
+    """A string that can be concatenated unambiguously (length-prefixed)."""
+    return f"{len(text)}:{text}"
+
+
+def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tuple[str, dict[str, str]]:
+    """The qrels' fingerprint and one per judged query (``{query id: 16 hex digits}``).
+
+    Rows are read as everywhere in rankviz (:func:`rankviz._core.long_run.resolve_qrels`:
+    the same columns, the same refusal of a pair judged twice), ids compared as
+    strings and grades as integers, so row order and dtypes do not matter.
+    """
+    arrays = resolve_qrels(qrels, columns)
+    frame = pd.DataFrame(
+        {
+            "q": [str(q) for q in arrays.query_ids],
+            "d": [str(d) for d in arrays.doc_ids],
+            "g": np.asarray(arrays.grades, dtype=np.int64),
+        }
+    ).sort_values(["q", "d"], kind="mergesort")
+    lines = frame["d"].map(_field) + "=" + frame["g"].astype(str) + ";"
+    per_query = {str(q): digest("".join(part))[:16] for q, part in lines.groupby(frame["q"], sort=True)}
+    overall = digest("".join(f"{_field(q)}{fp};" for q, fp in sorted(per_query.items())))
+    return overall, per_query
+
+
+def queries_fingerprint(query_ids) -> str:
+    """The fingerprint of a set of query ids (as strings; order and repeats do not matter)."""
+    return digest("".join(_field(q) + ";" for q in sorted({str(q) for q in query_ids})))
+
+
+def run_fingerprint(run) -> str | None:
+    """The fingerprint of a long run frame: its (system, query, doc, score or rank) rows as a multiset.
+
+    Ids are read as strings and scores as float64, so row order and id dtypes do not
+    matter. Rows are hashed column-wise (pandas' stable row hash with a fixed key)
+    and combined by a sum and a sum of squares modulo 2**64, which does not depend on
+    the order and stays fast on millions of rows. None for anything that is not a
+    long run frame (a per-query table, per-query lists, a dict of runs).
+    """
+    if not isinstance(run, pd.DataFrame):
+        return None
+    try:
+        cols = resolve_long_run(run)
+    except Exception:  # not a long run (e.g. lists per query): no run fingerprint
+        return None
+    frame = cols.frame
+    parts = {
+        "q": frame[cols.query].astype(str).to_numpy(dtype=object),
+        "d": frame[cols.doc].astype(str).to_numpy(dtype=object) if cols.doc else None,
+        "s": frame[cols.system].astype(str).to_numpy(dtype=object) if cols.system else None,
+    }
+    canonical = pd.DataFrame({k: v for k, v in parts.items() if v is not None})
+    value = cols.score if cols.score is not None else cols.rank
+    canonical["v"] = pd.to_numeric(frame[value], errors="coerce").astype(np.float64).to_numpy()
+    hashes = pd.util.hash_pandas_object(canonical, index=False, hash_key="rankviz-history0").to_numpy(np.uint64)
+    with np.errstate(over="ignore"):
+        total = int(hashes.sum(dtype=np.uint64))
+        squares = int((hashes * hashes).sum(dtype=np.uint64))
+    kind = "score" if cols.score is not None else "rank"
+    return digest(f"{kind};{len(hashes)};{total};{squares};{','.join(sorted(canonical.columns))}")
+
+
+def options_fingerprint(options: dict) -> str:
+    """The fingerprint of the evaluation options (a JSON-able dict; key order does not matter)."""
+    return digest(json.dumps(options, sort_keys=True, default=str))
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], capture_output=True, text=True, timeout=5, check=False, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and out else None
+
+
+def environment_meta() -> dict:
+    """Where the evaluation ran: the git commit and branch (inside a repository) and the CI variables set."""
+    meta: dict = {}
+    commit = _git("rev-parse", "HEAD")
+    if commit is not None:
+        meta["git_commit"] = commit
+        meta["git_branch"] = _git("rev-parse", "--abbrev-ref", "HEAD")
+    ci = {name: os.environ[name] for name in CI_VARIABLES if name in os.environ}
+    if ci:
+        meta["ci"] = ci
+    return meta

@@ -1,0 +1,102 @@
+"""What :meth:`History.record <rankviz.history.History.record>` computes before it writes: names, means, JSON values."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .._core.columns import find_column
+from .._errors import InputError, RankvizError
+from ..measures import aggregate, parse_measure
+
+__all__ = ["now", "version", "check_name", "jsonable", "means_of", "query_ids", "given_table", "RESERVED"]
+
+#: refs that are not names
+RESERVED = ("last", "accepted")
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("rankviz")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree that is not installed
+        return "unknown"
+
+
+def check_name(value, caller: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{caller}: name must be a non-empty string. Got {value!r} instead.")
+    if value in RESERVED or value.isdigit():
+        raise InputError(
+            f"{caller}: {value!r} cannot be a name: 'last', 'accepted' and numbers are refs to records. "
+            "Choose another, e.g. 'nightly' or the system's name."
+        )
+    return value
+
+
+def jsonable(value):
+    """attrs and meta as JSON values (tuples to lists, numpy scalars to numbers, anything else to text)."""
+    return json.loads(json.dumps(value, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
+
+
+def means_of(table: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
+    """Each measure aggregated as its family declares (the mean, trec_eval's geometric mean, ...), per system."""
+
+    def how(label: str) -> str:
+        try:
+            return parse_measure(label).aggregate
+        except RankvizError:
+            return "mean"
+
+    if "system" not in table.columns:
+        row = [aggregate(table[m].to_numpy(dtype=np.float64), how(m)) for m in measures]
+        return pd.DataFrame([row], columns=measures, index=pd.Index(["run"], name="system"))
+    grouped = table.groupby("system", sort=False, observed=True)[measures]
+    if all(how(m) == "mean" for m in measures):
+        means = grouped.mean()
+    else:
+        hows = {m: how(m) for m in measures}
+        means = grouped.agg({m: lambda s, m=m: aggregate(s.to_numpy(dtype=np.float64), hows[m]) for m in measures})
+    means.index = pd.Index([str(s) for s in means.index], name="system")
+    return means
+
+
+def query_ids(queries, caller: str) -> list[str]:
+    if isinstance(queries, pd.DataFrame):
+        column = find_column(queries, "query", required=True, what="queries")
+        return [str(q) for q in queries[column]]
+    if isinstance(queries, (str, bytes)) or not isinstance(queries, Iterable):
+        raise InputError(
+            f"{caller}: queries must be a list of query ids (or a frame with a query_id column). Got {queries!r}."
+        )
+    return [str(q) for q in queries]
+
+
+def given_table(table: pd.DataFrame, measures, caller: str) -> pd.DataFrame:
+    if "query_id" not in table.columns:
+        raise InputError(
+            f"{caller}: the per-query table needs a 'query_id' column (as rankviz.evaluate(..., per_query=True) "
+            f"returns); its columns are {list(map(str, table.columns))}."
+        )
+    keep = ["system"] if "system" in table.columns else []
+    numeric = [c for c in table.columns if c not in ("system", "query_id") and pd.api.types.is_numeric_dtype(table[c])]
+    if measures is not None:
+        asked = [measures] if isinstance(measures, str) else list(measures)
+        missing = [m for m in asked if m not in numeric]
+        if missing:
+            raise InputError(f"{caller}: the per-query table has no column {missing[0]!r}; it has {numeric}.")
+        numeric = asked
+    if not numeric:
+        raise InputError(f"{caller}: the per-query table has no numeric measure columns.")
+    out = table[keep + ["query_id"] + numeric].copy()
+    out.attrs = {"rankviz": dict(table.attrs.get("rankviz", {}))}
+    return out.reset_index(drop=True)
