@@ -115,6 +115,13 @@ def check_history(path) -> int:
     try:
         connection = connect_read_only(path, checking=True)
         try:
+            live = int(connection.execute("PRAGMA user_version").fetchone()[0])  # the header may lag the -wal file
+            if live > SCHEMA_VERSION:
+                raise _refuse(
+                    path,
+                    f"was written by a newer rankviz (history schema {live}; this rankviz reads up to {SCHEMA_VERSION})",
+                    "Upgrade rankviz (pip install -U rankviz) to open it.",
+                )
             ok = connection.execute("PRAGMA quick_check").fetchone()[0]
             meta = dict(connection.execute("SELECT key, value FROM rankviz_meta").fetchall())
             connection.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records LIMIT 1").fetchall()
