@@ -11,6 +11,7 @@ lets a comparison say *which* queries were relabelled.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import subprocess
@@ -57,15 +58,11 @@ def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tup
     strings and grades as integers, so row order and dtypes do not matter.
     """
     arrays = resolve_qrels(qrels, columns)
-    frame = pd.DataFrame(
-        {
-            "q": [str(q) for q in arrays.query_ids],
-            "d": [str(d) for d in arrays.doc_ids],
-            "g": np.asarray(arrays.grades, dtype=np.int64),
-        }
-    ).sort_values(["q", "d"], kind="mergesort")
-    lines = frame["d"].map(_field) + "=" + frame["g"].astype(str) + ";"
-    per_query = {str(q): digest("".join(part))[:16] for q, part in lines.groupby(frame["q"], sort=True)}
+    rows = sorted(zip(map(str, arrays.query_ids), map(str, arrays.doc_ids), np.asarray(arrays.grades).tolist()))
+    per_query: dict[str, str] = {}
+    for query, group in itertools.groupby(rows, key=lambda row: row[0]):
+        text = "".join(f"{_field(doc)}={int(grade)};" for _, doc, grade in group)
+        per_query[query] = digest(text)[:16]
     overall = digest("".join(f"{_field(q)}{fp};" for q, fp in sorted(per_query.items())))
     return overall, per_query
 

@@ -13,7 +13,7 @@ from .._core.columns import find_column
 from .._errors import InputError, RankvizError
 from ..measures import aggregate, parse_measure
 
-__all__ = ["now", "version", "check_name", "jsonable", "means_of", "query_ids", "given_table", "RESERVED"]
+__all__ = ["now", "version", "check_name", "jsonable", "means_of", "query_ids", "given_table", "utc_time", "RESERVED"]
 
 #: refs that are not names
 RESERVED = ("last", "accepted")
@@ -100,3 +100,15 @@ def given_table(table: pd.DataFrame, measures, caller: str) -> pd.DataFrame:
     out = table[keep + ["query_id"] + numeric].copy()
     out.attrs = {"rankviz": dict(table.attrs.get("rankviz", {}))}
     return out.reset_index(drop=True)
+
+
+def utc_time(value, caller: str) -> str:
+    """A time as the ISO 8601 UTC text records keep (a naive time is UTC)."""
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{caller}: time must be a datetime or an ISO 8601 text. Got {value!r} instead.") from None
+    if stamp is pd.NaT:
+        raise InputError(f"{caller}: time must be a datetime or an ISO 8601 text. Got {value!r} instead.")
+    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    return stamp.to_pydatetime().isoformat(timespec="microseconds")

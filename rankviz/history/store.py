@@ -29,7 +29,7 @@ from .fingerprints import (
     queries_fingerprint,
     run_fingerprint,
 )
-from .recording import check_name, given_table, jsonable, means_of, now, query_ids, version
+from .recording import check_name, given_table, jsonable, means_of, now, query_ids, utc_time, version
 from .records import Record, pack_json, table_bytes, table_from_bytes, unpack_json
 
 __all__ = ["History", "Record"]
@@ -143,7 +143,9 @@ class History:
         return f"History({self.path!r}: {len(self)} records)"
 
     # -- writing -------------------------------------------------------------------------------
-    def record(self, run, qrels=None, measures=None, *, name=None, queries=None, meta=None, **options) -> Record:
+    def record(
+        self, run, qrels=None, measures=None, *, name=None, queries=None, meta=None, time=None, **options
+    ) -> Record:  # fmt: skip
         """Evaluate a run (or take a per-query table) and store it; when this returns it is committed to disk.
 
         Parameters
@@ -167,6 +169,9 @@ class History:
             The query set: only these queries' judgements and rows are evaluated and kept.
         meta : dict, optional
             Anything JSON-able to keep with the record (it wins over the git and CI keys).
+        time : datetime, Timestamp or str, optional
+            When the evaluation ran (default: now); for bringing in past evaluations.
+            A time without a zone is read as UTC.
         **options
             The evaluation options of :func:`rankviz.evaluate` (``depth``, ``ties``,
             ``missing``, ``rel``, ...); they are fingerprinted with the record.
@@ -216,7 +221,7 @@ class History:
         if not isinstance(user, dict):
             raise InputError(f"{caller}: meta must be a dict of JSON-able values. Got {type(user).__name__}.")
         row = (
-            name, now(), version(), json.dumps(names), json.dumps(systems), int(table["query_id"].nunique()),
+            name, now() if time is None else utc_time(time, caller), version(), json.dumps(names), json.dumps(systems), int(table["query_id"].nunique()),
             json.dumps([{"system": s, **{m: float(v) for m, v in r.items()}} for s, r in means.iterrows()]), json.dumps(stored_options, sort_keys=True),
             qrels_fp, queries_fingerprint(table["query_id"]), run_fp, options_fingerprint(stored_options),
             json.dumps(jsonable({**environment_meta(), **user}), sort_keys=True), json.dumps(attrs), table_bytes(table),

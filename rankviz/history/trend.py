@@ -71,7 +71,7 @@ def prepare_trend(history, measure: str, *, name=None, n_resamples: int = 1000, 
         unknown = sorted(set(names) - set(listing["name"]))
         if unknown:
             raise InputError(f"History.plot: no records named {unknown}; the names are {sorted(set(listing['name']))}.")
-    ids = sorted(set(listing["id"]))
+    ids = listing.drop_duplicates("id").sort_values(["time", "id"], kind="mergesort")["id"].tolist()
     rows, records, previous_qrels, last_accepted = [], {}, None, {}
     for rid in ids:
         record = history.get(int(rid))
@@ -87,7 +87,7 @@ def prepare_trend(history, measure: str, *, name=None, n_resamples: int = 1000, 
         interval = stats.bootstrap(
             table.drop(columns=[c for c in ("system",) if c in table.columns])[["query_id", column]],
             column, n_resamples=n_resamples, method="percentile", rng=0,
-        )[0].confidence_interval  # fmt: skip
+        ).results[0].confidence_interval  # fmt: skip
         row = {
             "id": record.id, "name": record.name, "time": record.time, "mean": float(values.mean()),
             "ci_low": float(interval.low), "ci_high": float(interval.high), "n_queries": len(values),

@@ -29,7 +29,9 @@ def _mutate(qrels: pd.DataFrame, kind: str, data) -> tuple[pd.DataFrame, dict]:
         out.loc[row, "relevance"] = data.draw(st.sampled_from([g for g in (0, 1, 2, 3) if g != old]))
     elif kind == "add":
         query = data.draw(st.sampled_from(sorted(set(out["query_id"]))))
-        extra = pd.DataFrame({"query_id": [query], "doc_id": ["zz-new-doc"], "relevance": [data.draw(st.integers(0, 3))]})
+        extra = pd.DataFrame(
+            {"query_id": [query], "doc_id": ["zz-new-doc"], "relevance": [data.draw(st.integers(0, 3))]}
+        )
         out = pd.concat([out, extra], ignore_index=True).astype({"query_id": "str", "doc_id": "str"})
     elif kind == "remove":
         row = data.draw(st.integers(0, len(out) - 1))
