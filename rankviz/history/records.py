@@ -169,3 +169,28 @@ def what_changed(a: Record, b: Record, diff: QrelsDiff | None) -> list[str]:
         ]
         reasons.append("the evaluated queries changed: " + ", ".join(p for p in parts if p))
     return reasons
+
+
+def record_from_values(values: dict, record_id: int, *, accepted: bool) -> Record:
+    """A :class:`Record` from the values of a ``records`` row (by column name)."""
+    table = table_from_bytes(values["per_query"])
+    table.attrs["rankviz"] = json.loads(values["attrs"])
+    means = pd.DataFrame(json.loads(values["means"])).set_index("system")
+    return Record(
+        id=record_id,
+        name=values["name"],
+        time=pd.Timestamp(values["time"]),
+        table=table,
+        means=means,
+        measures=tuple(json.loads(values["measures"])),
+        options=json.loads(values["options"]),
+        fingerprints={
+            "qrels": values["qrels_fingerprint"],
+            "queries": values["queries_fingerprint"],
+            "run": values["run_fingerprint"],
+            "options": values["options_fingerprint"],
+        },
+        meta=json.loads(values["meta"]),
+        rankviz_version=values["rankviz_version"],
+        accepted=accepted,
+    )

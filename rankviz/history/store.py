@@ -15,26 +15,13 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from .._core.columns import find_column
-from .._core.options import EvalOptions, option_names, unknown_keyword
 from .._errors import InputError
-from ..evaluation import evaluate
-from ..evaluation.pipeline import read_judgements, read_run_input
 from . import across
 from . import file as fmt
-from .fingerprints import (
-    environment_meta,
-    options_fingerprint,
-    qrels_fingerprints,
-    queries_fingerprint,
-    run_fingerprint,
-)
-from .recording import check_name, given_table, jsonable, means_of, now, query_ids, utc_time, version
-from .records import Record, pack_json, table_bytes, table_from_bytes, unpack_json
+from .recording import Prepared, now, prepare
+from .records import Record, pack_json, record_from_values, unpack_json
 
 __all__ = ["History", "Record"]
-#: the options a per-query table's ``attrs["rankviz"]`` records (they override the defaults of a table recorded as is)
-_ATTR_OPTIONS = ("depth", "ties", "missing")
 
 _INSERT = (
     "INSERT INTO records (name, time, rankviz_version, measures, systems, n_queries, means, options, "
@@ -181,51 +168,13 @@ class History:
         Record
             The stored record, as :meth:`get` reads it back.
         """
-        caller = "History.record"
-        for key in options:
-            if key not in option_names():
-                raise unknown_keyword(caller, key, option_names())
-        resolved = EvalOptions.resolve(caller, **options)
-        keywords = resolved.as_keywords()
-        qrels = read_judgements(qrels)
-        run = read_run_input(run)
-        wanted = None if queries is None else query_ids(queries, caller)
-        if qrels is not None and wanted is not None:
-            column = find_column(qrels, "query", resolved.columns.get("query") if resolved.columns else None,
-                                 required=True, what="qrels")  # fmt: skip
-            qrels = qrels[qrels[column].astype(str).isin(set(wanted))]
-        is_table = isinstance(run, pd.DataFrame) and find_column(run, "doc", required=False, what="run") is None
-        if is_table:
-            table, run_fp = given_table(run, measures, caller), None
-        else:
-            if measures is None:
-                raise InputError(f"{caller}: name the measures to evaluate, e.g. ['nDCG@10', 'RR@10'].")
-            table = evaluate(run, measures, qrels, per_query=True, **keywords)
-            run_fp = run_fingerprint(run)
-        if wanted is not None:
-            table = table[table["query_id"].astype(str).isin(set(wanted))].reset_index(drop=True)
-            if not len(table):
-                raise InputError(f"{caller}: none of the {len(set(wanted))} queries given is in the evaluation.")
-        names = [
-            c for c in table.columns if c not in ("system", "query_id") and pd.api.types.is_numeric_dtype(table[c])
-        ]
-        attrs = jsonable(table.attrs.get("rankviz", {}))
-        stored_options = jsonable({**keywords, **{k: attrs[k] for k in _ATTR_OPTIONS if k in attrs}})
-        systems = [str(s) for s in pd.unique(table["system"].astype(str))] if "system" in table.columns else []
-        if name is None:
-            name = systems[0] if len(systems) == 1 else "run"
-        name = check_name(name, caller)
-        qrels_fp, per_query_fp = (None, None) if qrels is None else qrels_fingerprints(qrels, resolved.columns)
-        means = means_of(table, names)
-        user = {} if meta is None else meta
-        if not isinstance(user, dict):
-            raise InputError(f"{caller}: meta must be a dict of JSON-able values. Got {type(user).__name__}.")
-        row = (
-            name, now() if time is None else utc_time(time, caller), version(), json.dumps(names), json.dumps(systems), int(table["query_id"].nunique()),
-            json.dumps([{"system": s, **{m: float(v) for m, v in r.items()}} for s, r in means.iterrows()]), json.dumps(stored_options, sort_keys=True),
-            qrels_fp, queries_fingerprint(table["query_id"]), run_fp, options_fingerprint(stored_options),
-            json.dumps(jsonable({**environment_meta(), **user}), sort_keys=True), json.dumps(attrs), table_bytes(table),
-        )  # fmt: skip
+        prepared = prepare(run, qrels, measures, name=name, queries=queries, meta=meta, time=time, options=options,
+                           caller="History.record")  # fmt: skip
+        return self.get(self._write(prepared))
+
+    def _write(self, prepared: Prepared, check: dict | None = None) -> int:
+        """Store a prepared record in one committed transaction (with a gate's check event); its id."""
+        row, qrels_fp, per_query_fp = prepared.row, prepared.qrels_fp, prepared.per_query_fp
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -236,7 +185,7 @@ class History:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
-        return self.get(int(record_id))
+        return int(record_id)
 
     def accept(self, ref, *, name: str | None = None, note: str = "") -> Record:
         """Mark a record accepted (the baseline later checks compare against); an event is appended.
@@ -319,27 +268,7 @@ class History:
             .fetchone()
         )
         values = dict(zip(fmt.RECORD_COLUMNS, row))
-        table = table_from_bytes(values["per_query"])
-        table.attrs["rankviz"] = json.loads(values["attrs"])
-        means = pd.DataFrame(json.loads(values["means"])).set_index("system")
-        return Record(
-            id=record_id,
-            name=values["name"],
-            time=pd.Timestamp(values["time"]),
-            table=table,
-            means=means,
-            measures=tuple(json.loads(values["measures"])),
-            options=json.loads(values["options"]),
-            fingerprints={
-                "qrels": values["qrels_fingerprint"],
-                "queries": values["queries_fingerprint"],
-                "run": values["run_fingerprint"],
-                "options": values["options_fingerprint"],
-            },
-            meta=json.loads(values["meta"]),
-            rankviz_version=values["rankviz_version"],
-            accepted=record_id in self._accepted_ids(),
-        )
+        return record_from_values(values, record_id, accepted=record_id in self._accepted_ids())
 
     def qrels_per_query(self, fingerprint: str | None) -> dict[str, str] | None:
         """The per-query fingerprints of a qrels fingerprint (None when unknown)."""
