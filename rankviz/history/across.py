@@ -15,14 +15,14 @@ def paired(history, a, b, system, relabelled, caller: str) -> tuple[Record, Reco
     """Two records' per-query tables of one system each, on the queries they may be compared on."""
     if relabelled not in (None, "common"):
         raise InputError(f"{caller}: relabelled must be None or 'common'. Got {relabelled!r} instead.")
-    first, second = history.get(a), history.get(b)
+    first, second = (r if isinstance(r, Record) else history.get(r) for r in (a, b))
     tables = [one_system(r, system, side, caller) for side, r in enumerate((first, second))]
     per_query = [history.qrels_per_query(r.fingerprints["qrels"]) for r in (first, second)]
     diff = qrels_diff(per_query[0], per_query[1]) if None not in per_query else None
     reasons = what_changed(first, second, diff)
     if not reasons:
         return first, second, tables[0], tables[1]
-    head = f"{caller}: records #{first.id} and #{second.id} are not comparable: " + "; ".join(reasons)
+    head = f"{caller}: {_label(first)} and {_label(second)} are not comparable: " + "; ".join(reasons)
     options_changed = first.fingerprints["options"] != second.fingerprints["options"]
     unknown = diff is None and first.fingerprints["qrels"] != second.fingerprints["qrels"]
     if relabelled is None or options_changed or unknown:
@@ -93,3 +93,7 @@ def one_system(record: Record, system, side: int, caller: str) -> pd.DataFrame:
     if not len(part):
         raise InputError(f"{caller}: record #{record.id} has no system {wanted!r}; it has {systems}.")
     return part.drop(columns="system").reset_index(drop=True)
+
+
+def _label(record: Record) -> str:
+    return f"record #{record.id}" if record.id else "the new run"

@@ -98,6 +98,7 @@ class History:
         #: the file's schema version
         self.version = fmt.check_history(self.path)  # read-only: refuses (and leaves untouched) anything else
         self._connection: sqlite3.Connection | None = None
+        self._pending_qrels: dict[str, dict[str, str]] = {}
 
     # -- connection ----------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -170,10 +171,10 @@ class History:
         """
         prepared = prepare(run, qrels, measures, name=name, queries=queries, meta=meta, time=time, options=options,
                            caller="History.record")  # fmt: skip
-        return self.get(self._write(prepared))
+        return self.get(self.write(prepared))
 
-    def _write(self, prepared: Prepared, check: dict | None = None) -> int:
-        """Store a prepared record in one committed transaction (with a gate's check event); its id."""
+    def write(self, prepared: Prepared) -> int:
+        """Store a record prepared by :func:`rankviz.history.recording.prepare` in one committed transaction; its id."""
         row, qrels_fp, per_query_fp = prepared.row, prepared.qrels_fp, prepared.per_query_fp
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
@@ -274,8 +275,14 @@ class History:
         """The per-query fingerprints of a qrels fingerprint (None when unknown)."""
         if fingerprint is None:
             return None
+        if fingerprint in self._pending_qrels:
+            return self._pending_qrels[fingerprint]
         row = self._db().execute("SELECT per_query FROM qrels_sets WHERE fingerprint = ?", (fingerprint,)).fetchone()
         return None if row is None else unpack_json(row[0])
+
+    def remember_qrels(self, fingerprint: str, per_query: dict[str, str]) -> None:
+        """Keep the per-query fingerprints of qrels not (yet) stored, for comparing a run before recording it."""
+        self._pending_qrels[fingerprint] = per_query
 
     def list(self) -> pd.DataFrame:
         """Every record, oldest first: one row per record and system, with its means.
@@ -366,6 +373,72 @@ class History:
             query, then the ``top`` largest other moves, each group by absolute difference.
         """
         return across.changes(self, a, b, measure, system=system, relabelled=relabelled, top=top)
+
+    def gate(
+        self, run, qrels=None, measures=None, *, against="accepted", name=None, margin=None, sequential=False,
+        alpha=0.05, record=False, relabelled=None, options=None,
+    ):  # fmt: skip
+        """Check a new run against a stored record: exit code 0 (pass), 1 (regression) or 2 (refused), and why.
+
+        Each measure is tested with the one-sided paired t-test of
+        ``H0: mean(new - baseline) >= -margin`` (:func:`rankviz.stats.sequential.margin_test`),
+        paired by query, Bonferroni over the measures; a measure regresses when it rejects.
+
+        Parameters
+        ----------
+        run : DataFrame or dict
+            The new run (evaluated with the baseline record's options unless ``options``
+            is given), or its per-query table.
+        qrels : DataFrame, path, dict or LabelStore
+            The judgements; needed, so that a change of qrels is caught.
+        measures : str or list, optional
+            Default: the baseline record's measures.
+        against : int or str, default 'accepted'
+            The baseline: a ref (see :meth:`get`), e.g. ``'accepted'``, ``'last'`` or an id.
+        name : str, optional
+            The name the check belongs to (and the scope of ``'accepted'``/``'last'``);
+            default: the baseline's name.
+        margin : float, optional
+            A non-inferiority margin: fail only when the new run is worse than the
+            baseline by more than this, with confidence (default 0: any significant drop).
+        sequential : bool, default False
+            For scheduled checks: check ``k`` against this baseline and name is tested at
+            ``alpha / (k (k + 1))`` (:func:`rankviz.stats.sequential.spending_alpha`), so the
+            probability of any false alarm over any number of checks of an unchanged
+            system stays at most ``alpha``. Each sequential check is counted in the file.
+        alpha : float, default 0.05
+        record : bool, default False
+            Also store the new run as a record (whatever the decision).
+        relabelled : {None, 'common'}
+            As in :meth:`compare`: by default, changed qrels or queries refuse (exit code 2).
+        options : dict, optional
+            Evaluation options (default: the baseline's).
+
+        Returns
+        -------
+        GateDecision
+            ``exit_code``, ``rule`` (which rule decided), ``message`` (one line),
+            ``table`` (per measure) and ``to_dict()`` for JSON.
+
+        Examples
+        --------
+        >>> import os, tempfile, rankviz
+        >>> run, qrels, _ = rankviz.datasets.load_example()
+        >>> history = rankviz.History(os.path.join(tempfile.mkdtemp(), "history.sqlite"))
+        >>> _ = history.accept(history.record(run[run["system"] == "bm25+rerank"], qrels, "nDCG@10", name="prod").id)
+        >>> decision = history.gate(run[run["system"] == "bm25"], qrels, name="prod", sequential=True)
+        >>> decision.exit_code, decision.check, decision.regressions
+        (1, 1, ['nDCG@10'])
+        >>> history.gate(run[run["system"] == "bm25+rerank"], qrels, name="prod", margin=0.01).exit_code
+        0
+        >>> history.gate(run, qrels, against="nope").exit_code
+        2
+        >>> history.close()
+        """
+        from .gate import gate
+
+        return gate(self, run, qrels, measures, against=against, name=name, margin=margin, sequential=sequential,
+                    alpha=alpha, record=record, relabelled=relabelled, options=options)  # fmt: skip
 
     def plot(self, measure, *, name=None, ax=None, n_resamples: int = 1000, alpha: float = 0.05, **kwargs):
         """The mean of ``measure`` over time, one line per name, with its interval, marks and rules.
