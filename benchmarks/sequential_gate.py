@@ -170,7 +170,9 @@ def render(args, rows_null, rows_power, rows_margin, shifts, elapsed, load_befor
         "|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for n, drop, onset, at, within, naive in rows_power:
-        lines.append(f"| {n} | {drop} | {onset} | {spending_alpha(onset, ALPHA):.2g} | {at:.3f} | {within:.3f} | {naive:.3f} |")
+        lines.append(
+            f"| {n} | {drop} | {onset} | {spending_alpha(onset, ALPHA):.2g} | {at:.3f} | {within:.3f} | {naive:.3f} |"
+        )
     lines += [
         "", "### 3. The non-inferiority margin at the margin (true drop = M)", "",
         "The check fails when the one-sided paired t-test of H0: mean(new - baseline) >= -M rejects. At the "

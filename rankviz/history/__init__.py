@@ -9,7 +9,8 @@ a new run against the accepted record (:meth:`History.gate`).
 
 from __future__ import annotations
 
+from .gate import GateDecision
 from .records import Record
 from .store import History
 
-__all__ = ["History", "Record"]
+__all__ = ["History", "Record", "GateDecision"]
