@@ -440,6 +440,21 @@ class History:
         return gate(self, run, qrels, measures, against=against, name=name, margin=margin, sequential=sequential,
                     alpha=alpha, record=record, relabelled=relabelled, options=options)  # fmt: skip
 
+    def to_mlflow(self, ref="last", *, name: str | None = None, tracking_uri=None, experiment: str = "rankviz",
+                  run_name: str | None = None, n_resamples: int = 2000, confidence_level: float = 0.95) -> str:  # fmt: skip
+        """Log a record to MLflow (the optional extra ``rankviz[mlflow]``); return the MLflow run id.
+
+        Metrics: each measure's mean and its bootstrap interval bounds (``nDCG_at_10``,
+        ``nDCG_at_10.ci_low``, ``nDCG_at_10.ci_high``: MLflow allows no ``@``); params: the
+        options, measures and record; tags: the fingerprints and git metadata; artifact:
+        the per-query table as ``rankviz/per_query.parquet``. See
+        :func:`rankviz.history.mlflow_export.log_record`.
+        """
+        from .mlflow_export import log_record
+
+        return log_record(self.get(ref, name=name), tracking_uri=tracking_uri, experiment=experiment,
+                          run_name=run_name, n_resamples=n_resamples, confidence_level=confidence_level)  # fmt: skip
+
     def plot(self, measure, *, name=None, ax=None, n_resamples: int = 1000, alpha: float = 0.05, **kwargs):
         """The mean of ``measure`` over time, one line per name, with its interval, marks and rules.
 
