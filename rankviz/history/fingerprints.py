@@ -20,7 +20,9 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import Columns
-from .._core.long_run import resolve_long_run, resolve_qrels
+from .._core.hashing import mix, string_hashes
+from .._core.long_run import id_array, resolve_long_run, resolve_qrels
+from .._errors import RankvizError
 
 __all__ = [
     "qrels_fingerprints",
@@ -75,33 +77,31 @@ def queries_fingerprint(query_ids) -> str:
 def run_fingerprint(run) -> str | None:
     """The fingerprint of a long run frame: its (system, query, doc, score or rank) rows as a multiset.
 
-    Ids are read as strings and scores as float64, so row order and id dtypes do not
-    matter. Rows are hashed column-wise (pandas' stable row hash with a fixed key)
-    and combined by a sum and a sum of squares modulo 2**64, which does not depend on
-    the order and stays fast on millions of rows. None for anything that is not a
-    long run frame (a per-query table, per-query lists, a dict of runs).
+    Ids are read as strings (integers as their decimal text, as everywhere in rankviz)
+    and scores as float64, so row order and id dtypes do not matter. Each row gets a
+    64-bit hash (rankviz's string hashes of the ids, mixed with the score's bits);
+    the rows are combined by their count, sum and sum of squares modulo 2**64, which
+    do not depend on the order and take one pass over millions of rows. None for
+    anything that is not a long run frame (a per-query table, per-query lists).
     """
     if not isinstance(run, pd.DataFrame):
         return None
     try:
         cols = resolve_long_run(run)
-    except Exception:  # not a long run (e.g. lists per query): no run fingerprint
+        columns = [(cols.query, "query"), (cols.doc, "doc"), (cols.system, "system")]
+        hashes = [string_hashes(id_array(cols.frame[c], role=role, what="run")) for c, role in columns if c]
+    except RankvizError:  # not a long run (e.g. lists per query): no run fingerprint
         return None
-    frame = cols.frame
-    parts = {
-        "q": frame[cols.query].astype(str).to_numpy(dtype=object),
-        "d": frame[cols.doc].astype(str).to_numpy(dtype=object) if cols.doc else None,
-        "s": frame[cols.system].astype(str).to_numpy(dtype=object) if cols.system else None,
-    }
-    canonical = pd.DataFrame({k: v for k, v in parts.items() if v is not None})
     value = cols.score if cols.score is not None else cols.rank
-    canonical["v"] = pd.to_numeric(frame[value], errors="coerce").astype(np.float64).to_numpy()
-    hashes = pd.util.hash_pandas_object(canonical, index=False, hash_key="rankviz-history0").to_numpy(np.uint64)
+    values = pd.to_numeric(cols.frame[value], errors="coerce").to_numpy(dtype=np.float64) + 0.0  # -0.0 is 0.0
+    row = mix(hashes[0], values.view(np.uint64))
+    for more in hashes[1:]:
+        row = mix(row, more)
     with np.errstate(over="ignore"):
-        total = int(hashes.sum(dtype=np.uint64))
-        squares = int((hashes * hashes).sum(dtype=np.uint64))
+        total = int(row.sum(dtype=np.uint64))
+        squares = int((row * row).sum(dtype=np.uint64))
     kind = "score" if cols.score is not None else "rank"
-    return digest(f"{kind};{len(hashes)};{total};{squares};{','.join(sorted(canonical.columns))}")
+    return digest(f"{kind};{len(hashes)};{len(row)};{total};{squares}")
 
 
 def options_fingerprint(options: dict) -> str:

@@ -95,7 +95,7 @@ def log_record(
     metrics, names = [], {}
     for system, means in record.means.iterrows():
         for measure, mean in means.items():
-            key = (f"{metric_name(system)}/" if several else "") + metric_name(str(measure))
+            key = (f"{metric_name(str(system))}/" if several else "") + metric_name(str(measure))
             names[key] = str(measure) if not several else f"{system}/{measure}"
             interval = results[str(system), str(measure)].confidence_interval
             metrics += [

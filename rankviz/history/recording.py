@@ -92,7 +92,11 @@ def means_of(table: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
         means = grouped.mean()
     else:
         hows = {m: how(m) for m in measures}
-        means = grouped.agg({m: lambda s, m=m: aggregate(s.to_numpy(dtype=np.float64), hows[m]) for m in measures})
+
+        def one(values: pd.Series) -> float:
+            return aggregate(values.to_numpy(dtype=np.float64), hows[str(values.name)])
+
+        means = grouped.agg(dict.fromkeys(measures, one))
     means.index = pd.Index([str(s) for s in means.index], name="system")
     return means
 

@@ -186,6 +186,7 @@ class History:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+        assert record_id is not None  # an INSERT always sets it
         return int(record_id)
 
     def accept(self, ref, *, name: str | None = None, note: str = "") -> Record:

@@ -72,7 +72,9 @@ def prepare_trend(history, measure: str, *, name=None, n_resamples: int = 1000, 
         if unknown:
             raise InputError(f"History.plot: no records named {unknown}; the names are {sorted(set(listing['name']))}.")
     ids = listing.drop_duplicates("id").sort_values(["time", "id"], kind="mergesort")["id"].tolist()
-    rows, records, previous_qrels, last_accepted = [], {}, None, {}
+    rows: list[dict] = []
+    previous_qrels: str | None = None
+    last_accepted: dict = {}
     for rid in ids:
         record = history.get(int(rid))
         changed = previous_qrels is not None and record.fingerprints["qrels"] != previous_qrels
@@ -102,7 +104,6 @@ def prepare_trend(history, measure: str, *, name=None, n_resamples: int = 1000, 
             row["significant"] = bool(row["p_value"] < alpha)
         if record.accepted:
             last_accepted[record.name] = record
-        records[record.id] = record
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(TREND_COLUMNS))
     if not len(frame):
