@@ -18,6 +18,8 @@ import subprocess
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._core.columns import Columns
 from .._core.hashing import mix, string_hashes
@@ -88,8 +90,12 @@ def run_fingerprint(run) -> str | None:
         return None
     try:
         cols = resolve_long_run(run)
-        columns = [(cols.query, "query"), (cols.doc, "doc"), (cols.system, "system")]
+        columns = [(cols.query, "query"), (cols.doc, "doc")]
         hashes = [string_hashes(id_array(cols.frame[c], role=role, what="run")) for c, role in columns if c]
+        if cols.system is not None:  # few distinct names: each hashed once, then taken per row
+            names = pc.dictionary_encode(id_array(cols.frame[cols.system], role="system", what="run"))
+            names = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
+            hashes.append(string_hashes(names.dictionary)[names.indices.to_numpy(zero_copy_only=False)])
     except RankvizError:  # not a long run (e.g. lists per query): no run fingerprint
         return None
     value = cols.score if cols.score is not None else cols.rank
@@ -123,10 +129,10 @@ def _git(*args: str) -> str | None:
 def environment_meta() -> dict:
     """Where the evaluation ran: the git commit and branch (inside a repository) and the CI variables set."""
     meta: dict = {}
-    commit = _git("rev-parse", "HEAD")
-    if commit is not None:
-        meta["git_commit"] = commit
-        meta["git_branch"] = _git("rev-parse", "--abbrev-ref", "HEAD")
+    found = _git("rev-parse", "HEAD", "--abbrev-ref", "HEAD")  # one process: commit, then branch
+    lines = found.splitlines() if found else []
+    if len(lines) == 2:
+        meta["git_commit"], meta["git_branch"] = lines
     ci = {name: os.environ[name] for name in CI_VARIABLES if name in os.environ}
     if ci:
         meta["ci"] = ci

@@ -45,6 +45,7 @@ class History:
         The history's file. A path that does not exist becomes a new history (unless
         ``create=False``); an existing file must be a rankviz history.
     create : bool, default True
+        Start a new history when ``path`` does not exist (else refuse).
 
     Raises
     ------
@@ -145,7 +146,8 @@ class History:
             returns: a frame without a document column).
         qrels : DataFrame, path, dict or LabelStore, optional
             The judgements (needed to evaluate a run; for a per-query table, they give
-            the qrels fingerprint, without which the record compares with none other).
+            the qrels fingerprint; a record without it compares only with records without
+            it, and then nothing checks that the judgements were the same).
         measures : str or list, optional
             The measures to evaluate; for a per-query table its measure columns
             (default: all numeric columns).
