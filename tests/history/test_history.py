@@ -271,3 +271,23 @@ def test_bad_input_is_named(history, example):
         warnings.simplefilter("error")
         same = history.compare(record.id, record.id, system=("bm25", "rrf"), test="t", labels=("a", "b"))
     assert len(same) == 1
+
+
+def test_nothing_the_caller_passed_is_changed_and_means_aggregate_as_evaluate(history, example):
+    run, qrels, _ = example
+    table = rankviz.evaluate(run, ["AP", "num_rel_ret", "gm_map"], qrels, per_query=True)
+    copies = [frame.copy(deep=True) for frame in (run, qrels, table)]
+    attrs = json.dumps(table.attrs, default=str)
+    from_run = history.record(run, qrels, ["AP", "num_rel_ret", "gm_map"], queries=sorted(set(qrels["query_id"])))
+    history.record(table, qrels, name="table")
+    for frame, copy in zip((run, qrels, table), copies):
+        pd.testing.assert_frame_equal(frame, copy, check_exact=True)
+    assert json.dumps(table.attrs, default=str) == attrs
+    means = rankviz.evaluate(run, ["AP", "num_rel_ret", "gm_map"], qrels)  # sum and geometric mean aggregates
+    assert from_run.means.to_numpy().tobytes() == means.to_numpy().tobytes()
+    assert history.get("table").means.to_numpy().tobytes() == means.to_numpy().tobytes()
+
+
+def test_an_empty_history_lists_nothing(history):
+    assert len(history) == 0 and history.list().empty and list(history.list().columns)[:2] == ["id", "name"]
+    assert repr(history).endswith("0 records)")
