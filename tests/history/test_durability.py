@@ -92,3 +92,42 @@ def test_two_processes_recording_200_each_lose_none(tmp_path):
     for name in ("left", "right"):
         assert sorted(_check_whole(history, name)) == list(range(200))
     assert pd.Index(history.list()["id"]).is_unique
+
+
+_GATE_CHILD = textwrap.dedent(
+    """
+    import sys
+    import numpy as np, pandas as pd
+    from rankviz.history import History
+    path, n = sys.argv[1], int(sys.argv[2])
+    queries = [f"q{j:03d}" for j in range(50)]
+    qrels = pd.DataFrame({"query_id": queries, "doc_id": ["d"] * 50, "relevance": [1] * 50})
+    table = pd.DataFrame({"query_id": queries, "P@5": np.linspace(0, 1, 50)})
+    history = History(path)
+    for i in range(n):
+        print(history.gate(table, qrels, sequential=True).check, flush=True)
+    """
+)
+
+
+def test_two_processes_gating_at_once_get_distinct_check_numbers(tmp_path):
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        queries = [f"q{j:03d}" for j in range(50)]
+        qrels = pd.DataFrame({"query_id": queries, "doc_id": ["d"] * 50, "relevance": [1] * 50})
+        history.accept(history.record(pd.DataFrame({"query_id": queries, "P@5": np.linspace(0, 1, 50)}), qrels).id)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-W", "ignore", "-c", _GATE_CHILD, str(path), "15"],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=env,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    outputs = [child.communicate(timeout=600)[0] for child in children]
+    assert [child.returncode for child in children] == [0, 0]
+    checks = [int(k) for out in outputs for k in out.split()]
+    assert sorted(checks) == list(range(1, 31))  # each check numbered once: alpha is never spent twice
