@@ -95,6 +95,11 @@ class History:
         if not os.path.exists(self.path):
             if not create:
                 raise InputError(f"History: there is no history at {self.path!r}; pass create=True to start one.")
+            if not os.path.isdir(os.path.dirname(self.path)):
+                raise InputError(
+                    f"History: the folder {os.path.dirname(self.path)!r} does not exist; create it first "
+                    "(os.makedirs(folder, exist_ok=True)) or give a path in an existing folder."
+                )
             fmt.create_history(self.path)
         #: the file's schema version
         self.version = fmt.check_history(self.path)  # read-only: refuses (and leaves untouched) anything else

@@ -241,6 +241,10 @@ def test_foreign_and_newer_files_are_refused_unchanged(tmp_path):
         assert sorted(os.listdir(tmp_path)) == files
     with pytest.raises(rankviz.InputError, match="no history"):
         History(tmp_path / "absent.sqlite", create=False)
+    with pytest.raises(rankviz.InputError, match="does not exist; create it first"):
+        History(tmp_path / "no-such-folder" / "history.sqlite")
+    with pytest.raises(rankviz.InputError, match="is a folder"):
+        History(tmp_path)
 
 
 def test_reopening_keeps_records_and_the_file_is_wal(tmp_path, example):
