@@ -73,7 +73,9 @@ def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tup
 
 def queries_fingerprint(query_ids) -> str:
     """The fingerprint of a set of query ids (as strings; order and repeats do not matter)."""
-    return digest("".join(_field(q) + ";" for q in sorted({str(q) for q in query_ids})))
+    values = query_ids if isinstance(query_ids, (pd.Series, pd.Index, np.ndarray, list)) else list(query_ids)
+    ids = pd.unique(pd.Series(values).astype("str"))  # distinct first (a per-query table repeats them per system)
+    return digest("".join(_field(q) + ";" for q in sorted(map(str, ids))))
 
 
 def run_fingerprint(run) -> str | None:
