@@ -58,6 +58,7 @@ from .evaluation.leaderboard import ranks
 from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
+from .history import History
 from .io import (
     BeirData,
     RetrievalLog,
@@ -94,6 +95,7 @@ __all__ = [
     "DegenerateDataWarning",
     "DuplicateError",
     "DuplicateTextWarning",
+    "History",
     "IdTypeWarning",
     "InputError",
     "Measure",
