@@ -113,7 +113,7 @@ def as_trec_files(qrels, runs, folder) -> tuple[str, list[str]]:
         target = folder / "qrels.txt"
         write_qrels(qrels_of(qrels), target)
         qrels = str(target)
-    out = []
+    out: list[str] = []
     for path in runs:
         if is_log(path):
             run = _log(path).run
