@@ -264,10 +264,11 @@ def test_vectors_n_relevant_too_small():
         table.rank.recall(k=2)
 
 
-def test_ranked_list_needs_system():
-    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0], "system": ["s"]})
-    with pytest.raises(rankviz.InputError, match=r"holds 1 systems; choose one with system=, e\.g\. system='s'"):
+def test_ranked_list_needs_system_only_when_the_run_holds_several():
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 1.0], "system": ["s", "t"]})
+    with pytest.raises(rankviz.InputError, match=r"holds 2 systems; choose one with system=, e\.g\. system='s'"):
         rankviz.ranked_list(run, "q", {"q": {"a": 1}})
+    assert rankviz.ranked_list(run[run["system"] == "s"], "q", {"q": {"a": 1}})["doc_id"].tolist() == ["a"]
 
 
 def test_non_dataframe_run():
