@@ -1,0 +1,156 @@
+"""The arithmetic of prediction-powered inference over a sample design, with the query as the unit.
+
+The model graded every query of the universe ``U`` (``N`` queries), giving the
+per-query measure values ``f_i``; people graded a sample ``S`` drawn by a known
+:class:`~rankviz.labels.Design`, giving ``y_i`` there. The corrected mean is
+
+    theta = mean_U(f) + R,    R = an unbiased design estimate of mean_U(y - f)
+
+(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, "Prediction-powered inference",
+*Science* 382, 2023): ``R`` is the mean of ``d = y - f`` over a simple random sample,
+the Hansen-Hurwitz mean of ``d / (N p)`` over draws with replacement, or the
+Horvitz-Thompson sum ``sum_S d / (N pi)`` over a Poisson sample. Whatever ``f`` is,
+``E[theta] = mean_U(y)``: a bad model costs width, never bias.
+
+Its variance, for the mean over the ``N`` queries as people would grade them
+(``scope='queries'``), is the design variance of ``R`` (with the finite-population
+factor ``1 - n/N`` for a simple random sample). For the mean over the population
+the queries come from (``scope='population'``, the default, as for rankviz's other
+intervals) it adds ``s_y^2 / N``: with ``S`` inside ``U`` the PPI variance
+``var(f)/N + var(d)/n + 2 cov(f, d)/N`` is exactly ``var(y)/N + var(d) (1/n - 1/N)``.
+The interval is ``theta +- t_{n-1} * se`` (Student's t with ``n - 1`` degrees of
+freedom, which the normal interval of the paper becomes for large ``n``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from .._errors import InputError
+from .agreement import frame_of
+from .design import Design
+
+__all__ = ["DesignEstimate", "design_estimate", "labels_frame", "check_scales", "SCOPES"]
+
+SCOPES = ("population", "queries")
+
+
+class DesignEstimate(dict):
+    """What :func:`design_estimate` returns (a dict: estimate, se, human, human_se, rectifier, n, df, ...)."""
+
+
+def _weighted_var(values: np.ndarray, weights: np.ndarray) -> float:
+    n = len(values)
+    if n < 2:
+        return math.nan
+    w = weights / weights.sum()
+    mean = float((w * values).sum())
+    return float((w * (values - mean) ** 2).sum()) * n / (n - 1)
+
+
+def _design_terms(values: pd.Series, design: Design, n_universe: int) -> tuple[float, float, np.ndarray]:
+    """(estimate of mean_U(v), its design variance, weights per draw) from v on the sampled queries."""
+    if design.method == "poisson":
+        sampled = design.queries
+        v = values.loc[sampled].to_numpy(dtype=float)
+        pi = design.inclusion.loc[sampled].to_numpy(dtype=float)
+        estimate = float((v / pi).sum()) / n_universe
+        variance = float(((1.0 - pi) * v**2 / pi**2).sum()) / n_universe**2
+        return estimate, variance, 1.0 / pi
+    draws = list(design.draws)
+    v = values.loc[draws].to_numpy(dtype=float)
+    n = len(draws)
+    if design.method == "pps":
+        p = pd.Series(design.draw_probabilities).loc[draws].to_numpy(dtype=float)
+        z = v / (n_universe * p)
+        return float(z.mean()), float(z.var(ddof=1)) / n, 1.0 / p
+    fpc = 1.0 - n / n_universe
+    return float(v.mean()), fpc * float(v.var(ddof=1)) / n, np.ones(n)
+
+
+def design_estimate(
+    model_all: pd.Series, human: pd.Series, design: Design, *, scope: str = "population", confidence: float = 0.95
+) -> DesignEstimate:
+    """The naive, corrected and human-only means of one per-query quantity, with standard errors and intervals.
+
+    ``model_all`` holds ``f`` for every query of the universe, ``human`` holds ``y`` for
+    (at least) the sampled queries; both indexed by query id.
+    """
+    n_universe = len(model_all)
+    sampled = design.queries
+    f_all = model_all.to_numpy(dtype=float)
+    naive = float(f_all.mean())
+    difference = human.loc[sampled] - model_all.loc[sampled]
+    rectifier, var_rectifier, weights = _design_terms(difference, design, n_universe)
+    human_mean, var_human, _ = _design_terms(human.loc[sampled], design, n_universe)
+    draws = sampled if design.method == "poisson" else list(design.draws)
+    spread_y = _weighted_var(human.loc[draws].to_numpy(dtype=float), weights)
+    if scope == "population":
+        var_rectifier += spread_y / n_universe
+        var_human += spread_y / n_universe
+    n = len(draws)
+    df = max(n - 1, 1)
+    quantile = float(sps.t.ppf(0.5 + confidence / 2, df))
+    se, se_h = math.sqrt(max(var_rectifier, 0.0)), math.sqrt(max(var_human, 0.0))
+    estimate = naive + rectifier
+    sd_f = float(f_all.std(ddof=1)) if n_universe > 1 else 0.0
+    naive_half = float(sps.t.ppf(0.5 + confidence / 2, max(n_universe - 1, 1))) * sd_f / math.sqrt(n_universe)
+    n_distinct = len(sampled)
+    if se == 0:
+        ess = float(n_universe) if se_h > 0 else float(n_distinct)
+    else:
+        ess = n_distinct * var_human / var_rectifier
+    ess = float(min(max(ess, 1.0), n_universe))
+    d_sampled = difference.to_numpy(dtype=float)
+    return DesignEstimate(
+        naive=naive, naive_low=naive - naive_half, naive_high=naive + naive_half,
+        estimate=estimate, se=se, low=estimate - quantile * se, high=estimate + quantile * se,
+        human=human_mean, human_se=se_h, human_low=human_mean - quantile * se_h, human_high=human_mean + quantile * se_h,
+        rectifier=rectifier, n_universe=n_universe, n_human=n_distinct, n_draws=n, df=df,
+        effective_sample_size=ess, nonzero_differences=int(np.count_nonzero(np.abs(d_sampled) > 1e-12)),
+    )  # fmt: skip
+
+
+def labels_frame(labels, kind: str, name: str, caller: str) -> pd.DataFrame:
+    """``query_id``, ``doc_id``, ``relevance`` of qrels in any form; a LabelStore gives its ``kind`` labels."""
+    from .store import LabelStore
+
+    if isinstance(labels, LabelStore):
+        qrels = labels.to_qrels(kind=kind)
+        if len(qrels) == 0:
+            raise InputError(
+                f"{caller}: the label store {labels.path!r} has no {kind} labels for {name}. "
+                f"Judge with {'labels.judge_pairs' if kind == 'model' else 'widgets.judge'} first, or pass qrels."
+            )
+        labels = qrels
+    frame = frame_of(labels, "relevance", caller)
+    if len(frame) == 0:
+        raise InputError(f"{caller}: {name} has no labels; pass the qrels the {kind} graded.")
+    return frame
+
+
+def check_scales(model: pd.DataFrame, human: pd.DataFrame, scale, caller: str) -> tuple[int, int]:
+    """The shared grade scale of the two; refused when one side grades outside the other's scale."""
+    m_low, m_high = int(model["relevance"].min()), int(model["relevance"].max())
+    h_low, h_high = int(human["relevance"].min()), int(human["relevance"].max())
+    if scale is not None:
+        low, high = int(scale[0]), int(scale[1])
+        for side, lo, hi in (("model", m_low, m_high), ("human", h_low, h_high)):
+            if lo < low or hi > high:
+                raise InputError(
+                    f"{caller}: the {side} labels use grades {lo}..{hi}, outside scale=({low}, {high}). "
+                    "Map both sides to one scale before correcting."
+                )
+        return low, high
+    if (m_low, m_high) != (h_low, h_high):
+        raise InputError(
+            f"{caller}: the model grades on {m_low}..{m_high} but people on {h_low}..{h_high}: the correction "
+            "subtracts one from the other, so both must use one scale. Map the model's grades to the people's "
+            f"scale (e.g. model.replace({{{m_high}: {h_high}}})); or, if they share a scale and the sample simply "
+            f"lacks a grade, say so with scale=({min(m_low, h_low)}, {max(m_high, h_high)})."
+        )
+    return m_low, m_high
