@@ -9,10 +9,14 @@ chance. Three methods are known:
     A simple random sample of ``n`` queries without replacement (every query has
     inclusion probability ``n / N``): what :func:`~rankviz.labels.sample_queries`
     draws without ``probabilities``, and what ``design='random'`` declares.
+``'stratified'``
+    A simple random sample without replacement within each stratum, ``n_h`` of the
+    ``N_h`` queries of stratum ``h`` (inclusion probability ``n_h / N_h``): what
+    :func:`~rankviz.labels.plan` draws.
 ``'pps'``
     ``n`` independent draws with replacement, query ``i`` drawn with probability
-    ``p_i`` each time (Hansen and Hurwitz 1943): what :func:`~rankviz.labels.plan`
-    draws. A query drawn twice is judged once and counts twice.
+    ``p_i`` each time (Hansen and Hurwitz 1943): what :func:`~rankviz.labels.sample_queries`
+    draws with ``probabilities``. A query drawn twice is judged once and counts twice.
 ``'poisson'``
     Each query enters independently with its own inclusion probability ``pi_i``
     (Horvitz and Thompson 1952); a design built by hand from known probabilities.
@@ -29,9 +33,9 @@ import pandas as pd
 
 from .._errors import InputError
 
-__all__ = ["Design", "METHODS", "query_universe"]
+__all__ = ["Design", "METHODS", "best_ranks", "query_universe"]
 
-METHODS = ("srswor", "pps", "poisson")
+METHODS = ("srswor", "stratified", "pps", "poisson")
 
 
 def query_universe(queries, caller: str) -> list[str]:
@@ -57,6 +61,33 @@ def query_universe(queries, caller: str) -> list[str]:
     return ids
 
 
+def best_ranks(run) -> pd.DataFrame:
+    """``query_id``, ``doc_id``, ``rank``: the best (smallest) rank any system of the run gives each document.
+
+    Ranks follow the scores (descending, ties by doc id descending, as trec_eval), or the
+    rank column when there is no score.
+    """
+    from .._core.columns import find_column
+
+    frame = run if isinstance(run, pd.DataFrame) else pd.concat(
+        [pd.DataFrame(r).assign(system=name) for name, r in dict(run).items()], ignore_index=True
+    )
+    q = find_column(frame, "query", None, required=True, what="run")
+    d = find_column(frame, "doc", None, required=True, what="run")
+    score = find_column(frame, "score", None, required=False, what="run")
+    view = pd.DataFrame({"query_id": frame[q].astype(str), "doc_id": frame[d].astype(str),
+                         "system": frame["system"].astype(str) if "system" in frame.columns else "run"})  # fmt: skip
+    if score is not None:
+        view["key"] = -frame[score].to_numpy(dtype=float)
+        view = view.sort_values(["key", "doc_id"], ascending=[True, False], kind="stable")
+    else:
+        view["key"] = frame[find_column(frame, "rank", None, required=True, what="run")].to_numpy(dtype=float)
+        view = view.sort_values("key", kind="stable")
+    view["rank"] = view.groupby(["system", "query_id"], sort=False).cumcount() + 1
+    best = view.groupby(["query_id", "doc_id"], sort=False)["rank"].min().reset_index()
+    return best.sort_values(["query_id", "rank"], kind="stable").reset_index(drop=True)
+
+
 @dataclasses.dataclass(frozen=True, repr=False)
 class Design:
     """A sample of queries for people to judge and the probabilities it was drawn with.
@@ -67,7 +98,7 @@ class Design:
         Every query the sample was drawn from (the queries the model graded).
     draws : tuple of str
         The sampled queries in draw order, with repeats for a ``'pps'`` design.
-    method : {'srswor', 'pps', 'poisson'}
+    method : {'srswor', 'stratified', 'pps', 'poisson'}
         How the sample was drawn (see :mod:`rankviz.labels.design`).
     inclusion : Series
         The probability that each query of ``universe`` is in the sample (index: query id).
@@ -75,6 +106,8 @@ class Design:
         ``'pps'`` only: the probability of each query at each draw (sums to 1).
     seed : int or None
         The seed the sample was drawn with.
+    strata : Series or None
+        ``'stratified'`` only: the stratum of each query of ``universe``.
     """
 
     universe: tuple[str, ...]
@@ -83,6 +116,7 @@ class Design:
     inclusion: pd.Series
     draw_probabilities: pd.Series | None = None
     seed: int | None = None
+    strata: pd.Series | None = None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -91,6 +125,8 @@ class Design:
         if unknown:
             raise InputError(f"Design: sampled queries {unknown[:5]} are not in the universe of queries it was drawn from.")
         pi = self.inclusion.reindex(list(self.universe))
+        if self.method == "stratified" and (self.strata is None or self.strata.reindex(list(self.universe)).isna().any()):
+            raise InputError("Design: a 'stratified' design needs the stratum of every query of its universe.")
         if pi.isna().any() or not ((pi > 0) & (pi <= 1)).all():
             raise InputError(
                 "Design: every query of the universe needs an inclusion probability in (0, 1]; a query that could "
@@ -131,28 +167,23 @@ class Design:
         frame["sampled"] = frame["n_draws"] > 0
         return frame
 
+    def strata_counts(self) -> pd.DataFrame:
+        """``'stratified'`` only: per stratum ``N_h`` (queries) and ``n_h`` (sampled)."""
+        if self.strata is None:
+            raise InputError(f"Design.strata_counts: a {self.method!r} design has no strata.")
+        strata = self.strata.reindex(list(self.universe))
+        sampled = strata.loc[self.queries]
+        return pd.DataFrame({"N_h": strata.value_counts(), "n_h": sampled.value_counts()}).fillna(0).astype(int)
+
     def pairs(self, run, k: int = 10) -> pd.DataFrame:
         """The (query, doc) pairs people must grade: every system's top ``k`` on the sampled queries.
 
         The frame (``query_id``, ``doc_id``, ``rank`` as the best rank any system gave) feeds
         :func:`rankviz.widgets.judge` directly.
         """
-        from .._core.columns import find_column
-
-        frame = run if isinstance(run, pd.DataFrame) else pd.concat(
-            [r.assign(system=name) for name, r in dict(run).items()], ignore_index=True
-        )
-        q = find_column(frame, "query", None, required=True, what="run")
-        d = find_column(frame, "doc", None, required=True, what="run")
-        sys_col = "system" if "system" in frame.columns else None
-        view = frame[frame[q].astype(str).isin(set(self.draws))]
-        order = ("score", False) if "score" in view.columns else ("rank", True)
-        groups = [q, sys_col] if sys_col else [q]
-        ranked = view.sort_values(order[0], ascending=order[1], kind="stable")
-        ranked = ranked.assign(rank=ranked.groupby(groups, sort=False).cumcount() + 1)
-        top = ranked[ranked["rank"] <= k]
-        out = top.groupby([top[q].astype(str), top[d].astype(str)], sort=False)["rank"].min().reset_index()
-        out.columns = ["query_id", "doc_id", "rank"]
+        view = best_ranks(run)
+        view = view[view["query_id"].isin(set(self.draws)) & (view["rank"] <= k)]
+        out = view.reset_index(drop=True)
         position = {qid: i for i, qid in enumerate(self.queries)}
         out = out.sort_values(["query_id", "rank"], key=lambda s: s.map(position) if s.name == "query_id" else s)
         return out.reset_index(drop=True)

@@ -14,7 +14,8 @@ Horvitz-Thompson sum ``sum_S d / (N pi)`` over a Poisson sample. Whatever ``f`` 
 
 Its variance, for the mean over the ``N`` queries as people would grade them
 (``scope='queries'``), is the design variance of ``R`` (with the finite-population
-factor ``1 - n/N`` for a simple random sample). For the mean over the population
+factor ``1 - n/N`` for a simple random sample, per stratum for a stratified one, where
+``R = sum_h (N_h / N) mean_{S_h}(d)``). For the mean over the population
 the queries come from (``scope='population'``, the default, as for rankviz's other
 intervals) it adds ``s_y^2 / N``: with ``S`` inside ``U`` the PPI variance
 ``var(f)/N + var(d)/n + 2 cov(f, d)/N`` is exactly ``var(y)/N + var(d) (1/n - 1/N)``.
@@ -64,6 +65,16 @@ def _design_terms(values: pd.Series, design: Design, n_universe: int) -> tuple[f
     draws = list(design.draws)
     v = values.loc[draws].to_numpy(dtype=float)
     n = len(draws)
+    if design.method == "stratified":
+        strata = pd.Series(design.strata).loc[draws].to_numpy()
+        counts = pd.Series(design.strata).reindex(list(design.universe)).value_counts()
+        estimate, variance = 0.0, 0.0
+        for stratum, big_n in counts.items():
+            part = v[strata == stratum]
+            share = big_n / n_universe
+            estimate += share * float(part.mean())
+            variance += share**2 * (1.0 - len(part) / big_n) * float(part.var(ddof=1)) / len(part)
+        return estimate, variance, 1.0 / design.inclusion.loc[draws].to_numpy(dtype=float)
     if design.method == "pps":
         p = pd.Series(design.draw_probabilities).loc[draws].to_numpy(dtype=float)
         z = v / (n_universe * p)
@@ -93,7 +104,7 @@ def design_estimate(
         var_rectifier += spread_y / n_universe
         var_human += spread_y / n_universe
     n = len(draws)
-    df = max(n - 1, 1)
+    df = max(n - (design.strata_counts().shape[0] if design.method == "stratified" else 1), 1)
     quantile = float(sps.t.ppf(0.5 + confidence / 2, df))
     se, se_h = math.sqrt(max(var_rectifier, 0.0)), math.sqrt(max(var_human, 0.0))
     estimate = naive + rectifier
