@@ -15,12 +15,49 @@
     Whether the system ordering survives the other labeller: Kendall's tau, tau_AP,
     the pairs that swap, the significant differences that flip.
 
+Labels from a model, checked against people:
+
+:func:`simulate_judge`
+    A simulated model judge (true grades plus noise and leniency) for studies without a model.
+:func:`sample_queries`, :class:`Design`
+    The random sample of queries people grade, with its inclusion probabilities.
+:func:`alignment`, :func:`self_consistency`
+    How a model judge agrees with people (confusion, kappa, alpha, leniency) and with itself.
+:func:`corrected`
+    Prediction-powered means and paired differences: the model everywhere, corrected by a
+    random human sample, with intervals that hold.
+:func:`plan`
+    Which queries people should grade next, and how many a target interval width needs.
+
 The judging widget is :func:`rankviz.widgets.judge`.
 """
 
 from .agreement import Agreement, agreement
+from .alignment import Alignment, SelfConsistency, alignment, self_consistency
+from .corrected import Corrected, corrected
+from .design import Design
 from .holes import bounds, holes
 from .stability import stability
+from .plan import Plan, plan
+from .simulate import sample_queries, simulate_judge
 from .store import LabelStore
 
-__all__ = ["Agreement", "LabelStore", "agreement", "bounds", "holes", "stability"]
+__all__ = [
+    "Agreement",
+    "Alignment",
+    "Corrected",
+    "Design",
+    "LabelStore",
+    "Plan",
+    "SelfConsistency",
+    "agreement",
+    "alignment",
+    "bounds",
+    "corrected",
+    "holes",
+    "plan",
+    "sample_queries",
+    "self_consistency",
+    "simulate_judge",
+    "stability",
+]

@@ -90,6 +90,7 @@ class Plan:
     pilot: pd.DataFrame | None
     scope: str
     spread_y: float = 0.0
+    run: object = dataclasses.field(default=None, compare=False)
 
     @property
     def queries(self) -> list[str]:
@@ -111,6 +112,19 @@ class Plan:
 
         top = self.table.sort_values("draw_probability", ascending=False).head(20)
         return html_table(top, repr(self), ("the 20 queries most likely to be drawn",))
+
+    def redraw(self, budget: int, *, seed=None) -> Plan:
+        """The same strata and spreads, a new sample of ``budget`` queries (e.g. when the budget grows)."""
+        budget = check_int(budget, "budget", "Plan.redraw", low=2)
+        spread = self.table.set_index("query_id")["spread"]
+        strata = self.table.set_index("query_id")["stratum"]
+        design = _draw(spread, strata, budget, np.random.default_rng(seed), seed)
+        table = self.table.assign(
+            inclusion_probability=design.inclusion.reindex(spread.index).to_numpy(),
+            sampled=spread.index.isin(design.queries),
+        )
+        depth = int(self.pairs["rank"].max()) if len(self.pairs) else 10
+        return dataclasses.replace(self, design=design, table=table, pairs=design.pairs(self.run, depth))
 
     def size_for(self, width: float, *, confidence: float = 0.95) -> pd.DataFrame:
         """Human-judged queries an interval of ``width`` needs, drawn uniformly and as this plan draws.
@@ -262,8 +276,8 @@ def plan(run, model, human=None, *, budget: int, target="mean", measure="nDCG@10
     ...                       "doc_id": ["x", "y"] * 30, "relevance": [1, 0] * 30})
     >>> p = labels.plan(run, model, budget=8, target=("a", "b"), measure="P@1", seed=0)
     >>> table = p.to_frame().set_index("query_id")
-    >>> bool(table.loc["q0", "inclusion_probability"] > 2 * table.loc["q29", "inclusion_probability"])
-    True
+    >>> float(table.loc["q0", "inclusion_probability"]), float(table.loc["q29", "inclusion_probability"])
+    (1.0, 0.12)
     """
     caller = "plan"
     budget = check_int(budget, "budget", caller, low=2)
@@ -313,7 +327,7 @@ def plan(run, model, human=None, *, budget: int, target="mean", measure="nDCG@10
             spread_y = float(y.mean(axis=1).var(ddof=1)) if len(pilot_queries) > 1 else 0.0
     if pilot is None:
         spread_y = float(f.mean(axis=1).var(ddof=1))
-    return Plan(design, table, target, name, design.pairs(run, depth), pilot, scope, spread_y)
+    return Plan(design, table, target, name, design.pairs(run, depth), pilot, scope, spread_y, run)
 
 
 def _allocate(sizes: pd.Series, weights: pd.Series, budget: int) -> pd.Series:
@@ -328,17 +342,39 @@ def _allocate(sizes: pd.Series, weights: pd.Series, budget: int) -> pd.Series:
     return n
 
 
+def _strata(spread: pd.Series, h: int) -> pd.Series:
+    """Strata of equal size by spread; queries of zero spread (when at least 2, beside 2 others) form their own."""
+    zero = spread <= 1e-12 * max(float(spread.max()), 1.0)
+    strata = pd.Series(0, index=spread.index, dtype=np.int64)
+    if zero.sum() >= 2 and (~zero).sum() >= 2 and h >= 2:
+        rest = spread[~zero]
+        k = max(1, min(h, len(rest) // 4))
+        order = rest.rank(method="first").to_numpy() - 1
+        strata[~zero] = 1 + (order * k // len(rest)).astype(np.int64)
+    else:
+        order = spread.rank(method="first").to_numpy() - 1
+        strata[:] = (order * h // len(spread)).astype(np.int64)
+    return strata
+
+
 def _stratified(spread: pd.Series, budget: int, n_strata: int, rng, seed) -> Design:
-    universe = list(spread.index)
-    n_universe = len(universe)
-    h = max(1, min(n_strata, budget // 2, n_universe // 2))
+    n_universe = len(spread)
     if budget > n_universe:
         raise InputError(f"plan: a budget of {budget} queries is more than the {n_universe} there are.")
-    order = spread.rank(method="first").to_numpy() - 1
-    strata = pd.Series((order * h // n_universe).astype(np.int64), index=universe)
+    h = max(1, min(n_strata, budget // 2, n_universe // 2))
+    return _draw(spread, _strata(spread, h), budget, rng, seed)
+
+
+def _draw(spread: pd.Series, strata: pd.Series, budget: int, rng, seed) -> Design:
+    """Neyman-allocated simple random samples within the strata."""
+    universe = list(spread.index)
+    if budget > len(universe):
+        raise InputError(f"plan: a budget of {budget} queries is more than the {len(universe)} there are.")
     rms = spread.groupby(strata).agg(lambda x: float(np.sqrt((x**2).mean())))
     floor = FLOOR * float(rms.mean()) if rms.mean() > 0 else 1.0
     sizes = strata.value_counts().sort_index()
+    if budget < 2 * len(sizes):
+        raise InputError(f"Plan.redraw: a budget of {budget} is below 2 queries for each of the {len(sizes)} strata.")
     n_h = _allocate(sizes, rms.clip(lower=floor), budget)
     draws: list[str] = []
     for stratum, count in n_h.items():
@@ -347,4 +383,3 @@ def _stratified(spread: pd.Series, budget: int, n_strata: int, rng, seed) -> Des
     inclusion = (strata.map(n_h) / strata.map(sizes)).astype(float)
     return Design(tuple(universe), tuple(draws), "stratified", inclusion, None,
                   seed if isinstance(seed, int) else None, strata)  # fmt: skip
-

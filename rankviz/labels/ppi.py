@@ -145,7 +145,13 @@ def labels_frame(labels, kind: str, name: str, caller: str) -> pd.DataFrame:
 
 
 def check_scales(model: pd.DataFrame, human: pd.DataFrame, scale, caller: str) -> tuple[int, int]:
-    """The shared grade scale of the two; refused when one side grades outside the other's scale."""
+    """The shared grade scale of the two.
+
+    Refused when the top grades differ (0..1 against 0..3 are different scales), or when one
+    side uses negative grades the other does not; unless ``scale`` states the shared scale
+    and both sides keep within it. A lowest grade one side never used (a lenient model that
+    never says 0) is not a different scale.
+    """
     m_low, m_high = int(model["relevance"].min()), int(model["relevance"].max())
     h_low, h_high = int(human["relevance"].min()), int(human["relevance"].max())
     if scale is not None:
@@ -157,7 +163,7 @@ def check_scales(model: pd.DataFrame, human: pd.DataFrame, scale, caller: str) -
                     "Map both sides to one scale before correcting."
                 )
         return low, high
-    if (m_low, m_high) != (h_low, h_high):
+    if m_high != h_high or (m_low != h_low and min(m_low, h_low) < 0):
         raise InputError(
             f"{caller}: the model grades on {m_low}..{m_high} but people on {h_low}..{h_high}: the correction "
             "subtracts one from the other, so both must use one scale. Map the model's grades to the people's "
