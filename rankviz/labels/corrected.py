@@ -16,7 +16,7 @@ from ..evaluation import evaluate
 from ..measures import parse_measures
 from ..stats.results import html_table
 from .design import Design
-from .ppi import SCOPES, check_scales, design_estimate, labels_frame
+from .ppi import SCOPES, Layout, check_scales, design_estimate, labels_frame
 
 __all__ = ["Corrected", "corrected", "per_query_values", "TINY_SAMPLE", "FEW_NONZERO_DIFFERENCES"]
 
@@ -145,6 +145,7 @@ def per_query_values(run, measures, qrels, queries, caller: str) -> pd.DataFrame
     if isinstance(qrels, pd.DataFrame):
         qrels = qrels[qrels["query_id"].isin(wanted)]
     table = evaluate(run, measures, qrels, per_query=True)
+    table.attrs = {}  # (evaluation notes are not needed here, and pandas deep-copies attrs on every operation)
     if "system" not in table.columns:
         table.insert(0, "system", "run")
     table["query_id"] = table["query_id"].astype(str)
@@ -155,7 +156,8 @@ def _resolve_design(design, universe: list[str], human: pd.DataFrame, caller: st
     if isinstance(design, Design):
         return design
     if isinstance(design, str) and design == "random":
-        judged = [q for q in dict.fromkeys(human["query_id"]) if q in set(universe)]
+        known = set(universe)
+        judged = [q for q in human["query_id"].unique().tolist() if q in known]
         if len(judged) < 2:
             raise InputError(
                 f"{caller}: people graded {len(judged)} of the model's queries; the correction needs a random "
@@ -252,16 +254,16 @@ def corrected(
     names = [m.name for m in parse_measures(measures)]
     model_q = labels_frame(model, "model", "model", caller)
     human_q = labels_frame(human, "human", "human", caller)
-    overlap = set(model_q["query_id"]) & set(human_q["query_id"])
-    if not overlap:
+    model_queries = set(model_q["query_id"].unique())
+    if not model_queries.intersection(human_q["query_id"].unique()):
         raise InputError(
             f"{caller}: no query has both model and human labels (model: {model_q['query_id'].nunique()} queries, "
             f"human: {human_q['query_id'].nunique()}). Check that both use the same query ids, and have people "
             "grade a random sample of the model's queries."
         )
     check_scales(model_q, human_q, scale, caller)
-    model_table = per_query_values(run, names, model_q, set(model_q["query_id"]), caller)
-    universe = list(dict.fromkeys(model_table["query_id"])) if not isinstance(design, Design) else list(design.universe)
+    model_table = per_query_values(run, names, model_q, model_queries, caller)
+    universe = model_table["query_id"].unique().tolist() if not isinstance(design, Design) else list(design.universe)
     plan_ = _resolve_design(design, universe, human_q, caller)
     _check_sample(plan_, model_table, model_q, human_q, caller)
     human_table = per_query_values(run, names, human_q, set(plan_.queries), caller)
@@ -269,14 +271,20 @@ def corrected(
     if baseline is not None and baseline not in systems:
         raise InputError(f"{caller}: baseline {baseline!r} is not a system of the run; the systems are {systems}.")
     rows, notes = [], []
+    layout = Layout.of(plan_)
+    f_wide = model_table.pivot(index="query_id", columns="system", values=names).reindex(list(plan_.universe))
+    y_wide = human_table.pivot(index="query_id", columns="system", values=names).reindex(plan_.queries).fillna(0.0)
+    f_sampled = f_wide.reindex(plan_.queries)
     for name in names:
-        f = model_table.pivot(index="query_id", columns="system", values=name).loc[list(plan_.universe)]
-        y = human_table.pivot(index="query_id", columns="system", values=name).reindex(plan_.queries).fillna(0.0)
         for system in systems:
             if system == baseline:
                 continue
-            fs, ys = (f[system], y[system]) if baseline is None else (f[system] - f[baseline], y[system] - y[baseline])
-            e = design_estimate(fs, ys, plan_, scope=scope, confidence=confidence)
+            f, y, fs = f_wide[name][system].to_numpy(), y_wide[name][system].to_numpy(), f_sampled[name][system].to_numpy()
+            if baseline is not None:
+                f = f - f_wide[name][baseline].to_numpy()
+                y = y - y_wide[name][baseline].to_numpy()
+                fs = fs - f_sampled[name][baseline].to_numpy()
+            e = design_estimate(f, y, plan_, scope=scope, confidence=confidence, layout=layout, model_sampled=fs)
             row = {"system": system} | ({"baseline": baseline} if baseline is not None else {}) | {"measure": name}
             rows.append(row | {
                 "naive": e["naive"], "naive_low": e["naive_low"], "naive_high": e["naive_high"],
@@ -306,7 +314,7 @@ def corrected(
 
 
 def _check_sample(design: Design, model_table, model_q, human_q, caller: str) -> None:
-    graded = set(model_table["query_id"])
+    graded = set(model_table["query_id"].unique())
     missing = [q for q in design.universe if q not in graded]
     if missing:
         raise InputError(
@@ -319,17 +327,15 @@ def _check_sample(design: Design, model_table, model_q, human_q, caller: str) ->
             f"{caller}: the human sample has {len(design.queries)} query; the interval needs at least 2 "
             "(and covers poorly below 10). Grade more randomly sampled queries."
         )
-    human_queries = set(human_q["query_id"])
+    human_queries = set(human_q["query_id"].unique())
     absent = [q for q in design.queries if q not in human_queries]
     if absent:
         raise InputError(
             f"{caller}: {len(absent)} sampled queries have no human label (e.g. {absent[:3]}). Leaving them out "
             "would make the sample no longer random; grade them (design.pairs(run, k) lists their pairs)."
         )
-    sampled = set(design.queries)
-    model_pairs = set(zip(model_q["query_id"], model_q["doc_id"]))
-    human_pairs = {p for p in zip(human_q["query_id"], human_q["doc_id"]) if p[0] in sampled}
-    if not human_pairs & model_pairs:
+    on_sample = human_q.loc[human_q["query_id"].isin(design.queries), ["query_id", "doc_id"]]
+    if on_sample.merge(model_q[["query_id", "doc_id"]], on=["query_id", "doc_id"]).empty:
         raise InputError(
             f"{caller}: on the sampled queries people graded only pairs the model did not grade (holes). The "
             "correction compares people's and the model's measure on the same queries, over the same pairs; "

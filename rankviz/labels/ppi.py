@@ -25,6 +25,7 @@ freedom, which the normal interval of the paper becomes for large ``n``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -35,7 +36,7 @@ from .._errors import InputError
 from .agreement import frame_of
 from .design import Design
 
-__all__ = ["DesignEstimate", "design_estimate", "labels_frame", "check_scales", "SCOPES"]
+__all__ = ["DesignEstimate", "Layout", "design_estimate", "labels_frame", "check_scales", "SCOPES"]
 
 SCOPES = ("population", "queries")
 
@@ -53,30 +54,52 @@ def _weighted_var(values: np.ndarray, weights: np.ndarray) -> float:
     return float((w * (values - mean) ** 2).sum()) * n / (n - 1)
 
 
-def _design_terms(values: pd.Series, design: Design, n_universe: int) -> tuple[float, float, np.ndarray]:
-    """(estimate of mean_U(v), its design variance, weights per draw) from v on the sampled queries."""
-    if design.method == "poisson":
-        sampled = design.queries
-        v = values.loc[sampled].to_numpy(dtype=float)
-        pi = design.inclusion.loc[sampled].to_numpy(dtype=float)
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """A design's draws as positions: computed once, used for every system x measure."""
+
+    n_universe: int
+    draw_index: np.ndarray  # position in design.queries of each draw (each sampled query once for 'poisson')
+    inclusion: np.ndarray  # inclusion probability per draw
+    draw_probability: np.ndarray | None  # 'pps': per draw
+    strata: np.ndarray | None  # 'stratified': stratum per draw
+    strata_sizes: dict | None  # 'stratified': N_h
+    method: str
+
+    @classmethod
+    def of(cls, design: Design) -> Layout:
+        queries = design.queries
+        position = {q: i for i, q in enumerate(queries)}
+        draws = queries if design.method == "poisson" else list(design.draws)
+        inclusion = design.inclusion.reindex(draws).to_numpy(dtype=float)
+        p = design.draw_probabilities.reindex(draws).to_numpy(dtype=float) if design.method == "pps" else None
+        strata = sizes = None
+        if design.method == "stratified":
+            all_strata = pd.Series(design.strata).reindex(list(design.universe))
+            strata = all_strata.reindex(draws).to_numpy()
+            sizes = all_strata.value_counts().to_dict()
+        index = np.array([position[q] for q in draws], dtype=np.int64)
+        return cls(len(design.universe), index, inclusion, p, strata, sizes, design.method)
+
+
+def _design_terms(v: np.ndarray, layout: Layout) -> tuple[float, float, np.ndarray]:
+    """(estimate of mean_U(v), its design variance, weights per draw) from v per draw."""
+    n_universe, n = layout.n_universe, len(v)
+    if layout.method == "poisson":
+        pi = layout.inclusion
         estimate = float((v / pi).sum()) / n_universe
         variance = float(((1.0 - pi) * v**2 / pi**2).sum()) / n_universe**2
         return estimate, variance, 1.0 / pi
-    draws = list(design.draws)
-    v = values.loc[draws].to_numpy(dtype=float)
-    n = len(draws)
-    if design.method == "stratified":
-        strata = pd.Series(design.strata).loc[draws].to_numpy()
-        counts = pd.Series(design.strata).reindex(list(design.universe)).value_counts()
+    if layout.method == "stratified":
         estimate, variance = 0.0, 0.0
-        for stratum, big_n in counts.items():
-            part = v[strata == stratum]
+        for stratum, big_n in (layout.strata_sizes or {}).items():
+            part = v[layout.strata == stratum]
             share = big_n / n_universe
             estimate += share * float(part.mean())
             variance += share**2 * (1.0 - len(part) / big_n) * float(part.var(ddof=1)) / len(part)
-        return estimate, variance, 1.0 / design.inclusion.loc[draws].to_numpy(dtype=float)
-    if design.method == "pps":
-        p = pd.Series(design.draw_probabilities).loc[draws].to_numpy(dtype=float)
+        return estimate, variance, 1.0 / layout.inclusion
+    if layout.method == "pps":
+        p = layout.draw_probability
         z = v / (n_universe * p)
         return float(z.mean()), float(z.var(ddof=1)) / n, 1.0 / p
     fpc = 1.0 - n / n_universe
@@ -84,27 +107,35 @@ def _design_terms(values: pd.Series, design: Design, n_universe: int) -> tuple[f
 
 
 def design_estimate(
-    model_all: pd.Series, human: pd.Series, design: Design, *, scope: str = "population", confidence: float = 0.95
-) -> DesignEstimate:
+    model_all, human, design: Design, *, scope: str = "population", confidence: float = 0.95, layout=None,
+    model_sampled=None,
+) -> DesignEstimate:  # fmt: skip
     """The naive, corrected and human-only means of one per-query quantity, with standard errors and intervals.
 
     ``model_all`` holds ``f`` for every query of the universe, ``human`` holds ``y`` for
-    (at least) the sampled queries; both indexed by query id.
+    (at least) the sampled queries; both Series indexed by query id. (Arrays work too when
+    ``human`` and ``model_sampled`` are in ``design.queries`` order and ``layout`` is given.)
     """
-    n_universe = len(model_all)
+    layout = Layout.of(design) if layout is None else layout
+    n_universe = layout.n_universe
     sampled = design.queries
-    f_all = model_all.to_numpy(dtype=float)
+    if isinstance(human, pd.Series):
+        y_sampled = human.reindex(sampled).to_numpy(dtype=float)
+        f_sampled = model_all.reindex(sampled).to_numpy(dtype=float)
+    else:
+        y_sampled, f_sampled = np.asarray(human, dtype=float), np.asarray(model_sampled, dtype=float)
+    f_all = np.asarray(model_all, dtype=float)
     naive = float(f_all.mean())
-    difference = human.loc[sampled] - model_all.loc[sampled]
-    rectifier, var_rectifier, weights = _design_terms(difference, design, n_universe)
-    human_mean, var_human, _ = _design_terms(human.loc[sampled], design, n_universe)
-    draws = sampled if design.method == "poisson" else list(design.draws)
-    spread_y = _weighted_var(human.loc[draws].to_numpy(dtype=float), weights)
+    d_draws = (y_sampled - f_sampled)[layout.draw_index]
+    y_draws = y_sampled[layout.draw_index]
+    rectifier, var_rectifier, weights = _design_terms(d_draws, layout)
+    human_mean, var_human, _ = _design_terms(y_draws, layout)
+    spread_y = _weighted_var(y_draws, weights)
     if scope == "population":
         var_rectifier += spread_y / n_universe
         var_human += spread_y / n_universe
-    n = len(draws)
-    df = max(n - (design.strata_counts().shape[0] if design.method == "stratified" else 1), 1)
+    n = len(d_draws)
+    df = max(n - (len(layout.strata_sizes or {}) if layout.method == "stratified" else 1), 1)
     quantile = float(sps.t.ppf(0.5 + confidence / 2, df))
     se, se_h = math.sqrt(max(var_rectifier, 0.0)), math.sqrt(max(var_human, 0.0))
     estimate = naive + rectifier
@@ -116,13 +147,13 @@ def design_estimate(
     else:
         ess = n_distinct * var_human / var_rectifier
     ess = float(min(max(ess, 1.0), n_universe))
-    d_sampled = difference.to_numpy(dtype=float)
     return DesignEstimate(
         naive=naive, naive_low=naive - naive_half, naive_high=naive + naive_half,
         estimate=estimate, se=se, low=estimate - quantile * se, high=estimate + quantile * se,
         human=human_mean, human_se=se_h, human_low=human_mean - quantile * se_h, human_high=human_mean + quantile * se_h,
         rectifier=rectifier, n_universe=n_universe, n_human=n_distinct, n_draws=n, df=df,
-        effective_sample_size=ess, nonzero_differences=int(np.count_nonzero(np.abs(d_sampled) > 1e-12)),
+        effective_sample_size=ess,
+        nonzero_differences=int(np.count_nonzero(np.abs(y_sampled - f_sampled) > 1e-12)),
     )  # fmt: skip
 
 
