@@ -342,13 +342,16 @@ def _allocate(sizes: pd.Series, weights: pd.Series, budget: int) -> pd.Series:
     return n
 
 
-def _strata(spread: pd.Series, h: int) -> pd.Series:
-    """Strata of equal size by spread; queries of zero spread (when at least 2, beside 2 others) form their own."""
+def _strata(spread: pd.Series, h: int, most: int) -> pd.Series:
+    """``h`` strata of equal size by spread; queries of zero spread (when at least 2, beside 2 others) form their own.
+
+    Never more than ``most`` strata (each needs 2 of the budget).
+    """
     zero = spread <= 1e-12 * max(float(spread.max()), 1.0)
     strata = pd.Series(0, index=spread.index, dtype=np.int64)
     if zero.sum() >= 2 and (~zero).sum() >= 2 and h >= 2:
         rest = spread[~zero]
-        k = max(1, min(h, len(rest) // 4))
+        k = max(1, min(h, len(rest) // 4, most - 1))
         order = rest.rank(method="first").to_numpy() - 1
         strata[~zero] = 1 + (order * k // len(rest)).astype(np.int64)
     else:
@@ -362,7 +365,7 @@ def _stratified(spread: pd.Series, budget: int, n_strata: int, rng, seed) -> Des
     if budget > n_universe:
         raise InputError(f"plan: a budget of {budget} queries is more than the {n_universe} there are.")
     h = max(1, min(n_strata, budget // 2, n_universe // 2))
-    return _draw(spread, _strata(spread, h), budget, rng, seed)
+    return _draw(spread, _strata(spread, h, budget // 2), budget, rng, seed)
 
 
 def _draw(spread: pd.Series, strata: pd.Series, budget: int, rng, seed) -> Design:
@@ -374,7 +377,7 @@ def _draw(spread: pd.Series, strata: pd.Series, budget: int, rng, seed) -> Desig
     floor = FLOOR * float(rms.mean()) if rms.mean() > 0 else 1.0
     sizes = strata.value_counts().sort_index()
     if budget < 2 * len(sizes):
-        raise InputError(f"Plan.redraw: a budget of {budget} is below 2 queries for each of the {len(sizes)} strata.")
+        raise InputError(f"plan: a budget of {budget} is below 2 queries for each of the {len(sizes)} strata.")
     n_h = _allocate(sizes, rms.clip(lower=floor), budget)
     draws: list[str] = []
     for stratum, count in n_h.items():
