@@ -91,7 +91,9 @@ def one_setting(run, truth, baseline, noise, leniency, n_human, replicates, seed
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             means = labels.corrected(run, model, human, MEASURES, design=design, scope="queries").to_frame()
-            diffs = labels.corrected(run, model, human, MEASURES, design=design, scope="queries", baseline=baseline).to_frame()
+            diffs = labels.corrected(
+                run, model, human, MEASURES, design=design, scope="queries", baseline=baseline
+            ).to_frame()
         warned += any("human-judged queries" in str(w.message) for w in caught)
         for frame, kind in ((means, "mean"), (diffs, "difference")):
             for row in frame.to_dict("records"):
@@ -166,7 +168,9 @@ def part_small(replicates: int) -> list[str]:
         summary, warned, _ = one_setting(run, truth, baseline, noise, leniency, n_human, replicates, 5000)
         for kind in ("mean", "difference"):
             cov = summary[summary["kind"] == kind].set_index("measure")["coverage"]
-            out.append(f"| {n_human} | {kind} | {cov['nDCG@10']:.3f} | {cov['P@10']:.3f} | {cov['RR@10']:.3f} | {warned:.0%} |")
+            out.append(
+                f"| {n_human} | {kind} | {cov['nDCG@10']:.3f} | {cov['P@10']:.3f} | {cov['RR@10']:.3f} | {warned:.0%} |"
+            )
         print(f"small n={n_human} done", file=sys.stderr, flush=True)
     return out
 
@@ -177,6 +181,12 @@ def _needed(variance, width, limit):
         if 2 * 1.959964 * math.sqrt(max(variance(n), 0.0)) <= width:
             return n
     return limit
+
+
+def _planned_variance(plan, n, sizes, s2, big_n):
+    """Exact variance of the plan's stratified correction at budget n, from the true per-stratum variances."""
+    counts = plan.redraw(n, seed=0).design.strata_counts()
+    return sum((sizes[h] / big_n) ** 2 * (1 - counts.n_h[h] / sizes[h]) * s2[h] / counts.n_h[h] for h in sizes.index)
 
 
 def part_plan(replicates: int, width: float, coverage_replicates: int) -> list[str]:
@@ -201,19 +211,15 @@ def part_plan(replicates: int, width: float, coverage_replicates: int) -> list[s
             plan = labels.plan(run, model, truth[truth["query_id"].isin(pilot.queries)], budget=60, target=(a, b),
                                measure=m, seed=r, scope="queries")  # fmt: skip
             var_d = float(d.var(ddof=1))
-            uniform = _needed(lambda n: var_d * (1 / n - 1 / big_n), width, big_n)
+            uniform = _needed(lambda n, v=var_d, big=big_n: v * (1 / n - 1 / big), width, big_n)
             strata = plan.to_frame().set_index("query_id")["stratum"]
             s2 = d.groupby(strata.reindex(d.index)).var(ddof=1)
             sizes = strata.value_counts()
 
-            def planned(n):
-                counts = plan.redraw(n, seed=0).design.strata_counts()
-                return sum((sizes[h] / big_n) ** 2 * (1 - counts.n_h[h] / sizes[h]) * s2[h] / counts.n_h[h] for h in sizes.index)
-
             low, high = 2 * len(sizes), big_n
             while high - low > 1:  # planned variance falls with the budget
                 mid = (low + high) // 2
-                if 2 * 1.959964 * math.sqrt(planned(mid)) <= width:
+                if 2 * 1.959964 * math.sqrt(_planned_variance(plan, mid, sizes, s2, big_n)) <= width:
                     high = mid
                 else:
                     low = mid

@@ -37,9 +37,9 @@ from .alignment import Alignment, SelfConsistency, alignment, self_consistency
 from .corrected import Corrected, corrected
 from .design import Design
 from .holes import bounds, holes
-from .stability import stability
 from .plan import Plan, plan
 from .simulate import sample_queries, simulate_judge
+from .stability import stability
 from .store import LabelStore
 
 __all__ = [

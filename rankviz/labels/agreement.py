@@ -17,7 +17,15 @@ from .._core.long_run import resolve_qrels
 from .._errors import InputError
 from ..io import qrels_from_dict, read_qrels
 
-__all__ = ["Agreement", "agreement", "cohen_kappa", "confusion_counts", "frame_of", "krippendorff_alpha", "paired_grades"]
+__all__ = [
+    "Agreement",
+    "agreement",
+    "cohen_kappa",
+    "confusion_counts",
+    "frame_of",
+    "krippendorff_alpha",
+    "paired_grades",
+]
 
 
 @dataclasses.dataclass(frozen=True)

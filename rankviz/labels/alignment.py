@@ -134,7 +134,7 @@ def alignment(model, human=None) -> Alignment:
     rows = []
     for grade, group in both.groupby("b", sort=True):
         s = group["a"] - group["b"]
-        rows.append({"human_grade": int(grade), "n": len(group), "mean_model": float(group["a"].mean()),
+        rows.append({"human_grade": int(str(grade)), "n": len(group), "mean_model": float(group["a"].mean()),
                      "shift": float(s.mean()), "over": float((s > 0).mean()), "under": float((s < 0).mean())})  # fmt: skip
     per_query = result.per_query.merge(
         both.assign(shift=shift).groupby("query_id", sort=False)["shift"].mean().rename("mean_shift").reset_index(),
@@ -270,4 +270,3 @@ def self_consistency(runs) -> SelfConsistency:
         coincidence_alpha(values, "ordinal"), coincidence_alpha(values, "nominal"), float(spread.mean()),
         pd.DataFrame(pairwise), len(wide), len(columns),
     )  # fmt: skip
-

@@ -279,7 +279,11 @@ def corrected(
         for system in systems:
             if system == baseline:
                 continue
-            f, y, fs = f_wide[name][system].to_numpy(), y_wide[name][system].to_numpy(), f_sampled[name][system].to_numpy()
+            f, y, fs = (
+                f_wide[name][system].to_numpy(),
+                y_wide[name][system].to_numpy(),
+                f_sampled[name][system].to_numpy(),
+            )
             if baseline is not None:
                 f = f - f_wide[name][baseline].to_numpy()
                 y = y - y_wide[name][baseline].to_numpy()

@@ -69,8 +69,10 @@ def best_ranks(run) -> pd.DataFrame:
     """
     from .._core.columns import find_column
 
-    frame = run if isinstance(run, pd.DataFrame) else pd.concat(
-        [pd.DataFrame(r).assign(system=name) for name, r in dict(run).items()], ignore_index=True
+    frame = (
+        run
+        if isinstance(run, pd.DataFrame)
+        else pd.concat([pd.DataFrame(r).assign(system=name) for name, r in dict(run).items()], ignore_index=True)
     )
     q = find_column(frame, "query", None, required=True, what="run")
     d = find_column(frame, "doc", None, required=True, what="run")
@@ -123,9 +125,13 @@ class Design:
             raise InputError(f"Design: method must be one of {METHODS}. Got {self.method!r} instead.")
         unknown = sorted(set(self.draws) - set(self.universe))
         if unknown:
-            raise InputError(f"Design: sampled queries {unknown[:5]} are not in the universe of queries it was drawn from.")
+            raise InputError(
+                f"Design: sampled queries {unknown[:5]} are not in the universe of queries it was drawn from."
+            )
         pi = self.inclusion.reindex(list(self.universe))
-        if self.method == "stratified" and (self.strata is None or self.strata.reindex(list(self.universe)).isna().any()):
+        if self.method == "stratified" and (
+            self.strata is None or self.strata.reindex(list(self.universe)).isna().any()
+        ):
             raise InputError("Design: a 'stratified' design needs the stratum of every query of its universe.")
         if pi.isna().any() or not ((pi > 0) & (pi <= 1)).all():
             raise InputError(

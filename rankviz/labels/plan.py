@@ -160,7 +160,10 @@ class Plan:
             return scale * (sum_ws**2 / n - sum_ws2 / n_universe) + fixed
 
         rows = [
-            {"design": "uniform", "n_queries": queries_for_width(uniform, width, confidence=confidence, limit=n_universe)},
+            {
+                "design": "uniform",
+                "n_queries": queries_for_width(uniform, width, confidence=confidence, limit=n_universe),
+            },
             {"design": "plan", "n_queries": queries_for_width(planned, width, confidence=confidence, limit=n_universe)},
         ]
         return pd.DataFrame(rows).assign(source=source)
@@ -212,7 +215,7 @@ def _conditional(run, model_q: pd.DataFrame, human_q: pd.DataFrame | None, grade
 def _target_values(table: pd.DataFrame, name: str, target, systems: list[str], universe: list[str]) -> pd.DataFrame:
     wide = table.pivot(index="query_id", columns="system", values=name).reindex(universe).fillna(0.0)
     if isinstance(target, tuple):
-        return (wide[target[0]] - wide[target[1]]).to_frame("target")
+        return pd.DataFrame({"target": wide[target[0]] - wide[target[1]]})
     return wide[systems]
 
 
@@ -295,7 +298,9 @@ def plan(run, model, human=None, *, budget: int, target="mean", measure="nDCG@10
         target = tuple(target)
     if isinstance(target, tuple):
         if len(target) != 2 or any(s not in systems for s in target) or target[0] == target[1]:
-            raise InputError(f"{caller}: target must be 'mean' or two different systems of the run {systems}. Got {target!r}.")
+            raise InputError(
+                f"{caller}: target must be 'mean' or two different systems of the run {systems}. Got {target!r}."
+            )
     elif target != "mean":
         raise InputError(f"{caller}: target must be 'mean' or a pair of systems (a, b). Got {target!r} instead.")
     universe = list(dict.fromkeys(f_table["query_id"]))
@@ -309,13 +314,15 @@ def plan(run, model, human=None, *, budget: int, target="mean", measure="nDCG@10
     for _ in range(n_simulations):
         draws = (rng.random(len(model_q))[:, None] > cumulative).sum(axis=1)
         simulated = model_q.assign(relevance=grades[np.minimum(draws, len(grades) - 1)])
-        y = _target_values(per_query_values(run, [name], simulated, set(universe), caller), name, target, systems, universe)
+        y = _target_values(
+            per_query_values(run, [name], simulated, set(universe), caller), name, target, systems, universe
+        )
         squares += (y.to_numpy() - f.to_numpy()) ** 2
     spread = pd.Series(np.sqrt(squares.mean(axis=1) / n_simulations), index=universe)
     design = _stratified(spread, budget, n_strata, rng, seed)
     table = design.to_frame().drop(columns=["draw_probability", "n_draws"])
     table.insert(1, "spread", spread.to_numpy())
-    table.insert(2, "stratum", design.strata.reindex(universe).to_numpy())
+    table.insert(2, "stratum", pd.Series(design.strata).reindex(universe).to_numpy())
     pilot = None
     if human_q is not None:
         pilot_queries = [q for q in dict.fromkeys(human_q["query_id"]) if q in set(universe)]
@@ -327,19 +334,20 @@ def plan(run, model, human=None, *, budget: int, target="mean", measure="nDCG@10
             spread_y = float(y.mean(axis=1).var(ddof=1)) if len(pilot_queries) > 1 else 0.0
     if pilot is None:
         spread_y = float(f.mean(axis=1).var(ddof=1))
-    return Plan(design, table, target, name, design.pairs(run, depth), pilot, scope, spread_y, run)
+    return Plan(design, table, target, name, design.pairs(run, int(depth)), pilot, scope, spread_y, run)
 
 
 def _allocate(sizes: pd.Series, weights: pd.Series, budget: int) -> pd.Series:
     """Neyman allocation ``n_h ∝ N_h S_h`` rounded by largest remainders, each ``2 <= n_h <= N_h``."""
     share = sizes * weights
     share = share / share.sum() if share.sum() > 0 else sizes / sizes.sum()
-    n = pd.Series(2, index=sizes.index)
+    n = np.full(len(sizes), 2, dtype=np.int64)
+    target = (share * budget).to_numpy(dtype=float)
+    limit = sizes.to_numpy()
     for _ in range(budget - int(n.sum())):
-        room = n < sizes
-        gap = (share * budget - n).where(room, -np.inf)
-        n[gap.idxmax()] += 1
-    return n
+        gap = np.where(n < limit, target - n, -np.inf)
+        n[int(np.argmax(gap))] += 1
+    return pd.Series(n, index=sizes.index)
 
 
 def _strata(spread: pd.Series, h: int, most: int) -> pd.Series:

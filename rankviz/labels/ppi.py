@@ -72,7 +72,9 @@ class Layout:
         position = {q: i for i, q in enumerate(queries)}
         draws = queries if design.method == "poisson" else list(design.draws)
         inclusion = design.inclusion.reindex(draws).to_numpy(dtype=float)
-        p = design.draw_probabilities.reindex(draws).to_numpy(dtype=float) if design.method == "pps" else None
+        p = None
+        if design.method == "pps":
+            p = pd.Series(design.draw_probabilities).reindex(draws).to_numpy(dtype=float)
         strata = sizes = None
         if design.method == "stratified":
             all_strata = pd.Series(design.strata).reindex(list(design.universe))
@@ -99,7 +101,7 @@ def _design_terms(v: np.ndarray, layout: Layout) -> tuple[float, float, np.ndarr
             variance += share**2 * (1.0 - len(part) / big_n) * float(part.var(ddof=1)) / len(part)
         return estimate, variance, 1.0 / layout.inclusion
     if layout.method == "pps":
-        p = layout.draw_probability
+        p = np.asarray(layout.draw_probability, dtype=float)
         z = v / (n_universe * p)
         return float(z.mean()), float(z.var(ddof=1)) / n, 1.0 / p
     fpc = 1.0 - n / n_universe

@@ -73,7 +73,9 @@ def simulate_judge(qrels, *, noise: float = 0.5, leniency: float = 0.0, scale=No
         try:
             low, high = (int(scale[0]), int(scale[1]))
         except (TypeError, ValueError, IndexError):
-            raise InputError(f"simulate_judge: scale must be (lowest grade, highest grade). Got {scale!r} instead.") from None
+            raise InputError(
+                f"simulate_judge: scale must be (lowest grade, highest grade). Got {scale!r} instead."
+            ) from None
         if low >= high:
             raise InputError(f"simulate_judge: scale must be (lowest, highest) with lowest < highest. Got {scale!r}.")
     rng = np.random.default_rng(seed)
@@ -125,7 +127,7 @@ def sample_queries(queries, fraction=None, *, n=None, seed=None, probabilities=N
     else:
         count = check_int(n, "n", caller, low=1)
     rng = np.random.default_rng(seed)
-    seed_value = seed if isinstance(seed, (int, np.integer)) else None
+    seed_value = int(seed) if isinstance(seed, (int, np.integer)) else None
     if probabilities is None:
         if count > size:
             raise InputError(f"sample_queries: n={count} is more than the {size} queries there are.")
@@ -141,7 +143,9 @@ def sample_queries(queries, fraction=None, *, n=None, seed=None, probabilities=N
 
 def _draw_probabilities(probabilities, universe: list[str], caller: str) -> pd.Series:
     if not isinstance(probabilities, (Mapping, pd.Series)):
-        raise InputError(f"{caller}: probabilities must map each query id to a weight. Got {type(probabilities).__name__}.")
+        raise InputError(
+            f"{caller}: probabilities must map each query id to a weight. Got {type(probabilities).__name__}."
+        )
     weights = pd.Series(dict(probabilities) if isinstance(probabilities, Mapping) else probabilities, dtype=float)
     weights.index = weights.index.astype(str)
     weights = weights.reindex(universe)
@@ -152,4 +156,3 @@ def _draw_probabilities(probabilities, universe: list[str], caller: str) -> pd.S
             f"correction biased); {len(bad)} do not, e.g. {list(bad.index[:3])}. Floor the weights above 0."
         )
     return weights / weights.sum()
-

@@ -47,8 +47,10 @@ def test_naive_and_human_only_are_rankviz_evaluations(study):
     run, truth, model = study
     design = labels.sample_queries(run, n=20, seed=1)
     human = truth[truth["query_id"].isin(design.queries)]
-    result = labels.corrected(run, model, human, ["nDCG@5", "P@5"], design=design).to_frame().set_index(
-        ["system", "measure"]
+    result = (
+        labels.corrected(run, model, human, ["nDCG@5", "P@5"], design=design)
+        .to_frame()
+        .set_index(["system", "measure"])
     )
     naive = rankviz.evaluate(run, ["nDCG@5", "P@5"], model)
     human_only = rankviz.evaluate(run, ["nDCG@5", "P@5"], human)
@@ -123,7 +125,9 @@ def test_every_design_is_exactly_unbiased_by_enumeration(seed):
     combos = [a + b for a in itertools.combinations(ids[:3], 2) for b in itertools.combinations(ids[3:], 2)]
     outcomes = [(1 / len(combos), list(c)) for c in combos]
     stratified = pd.Series(2 / 3, index=ids)
-    total, mass = _enumerate(lambda s: Design(tuple(ids), tuple(s), "stratified", stratified, None, None, strata), f, y, outcomes)
+    total, mass = _enumerate(
+        lambda s: Design(tuple(ids), tuple(s), "stratified", stratified, None, None, strata), f, y, outcomes
+    )
     assert mass == pytest.approx(1.0) and total == pytest.approx(truth, abs=1e-12)
 
 
@@ -223,7 +227,9 @@ def test_holes_only_and_unlabelled_sampled_queries_are_refused(study):
     with pytest.raises(rankviz.InputError, match="no human label"):
         labels.corrected(run, model, partial, "P@5", design=design)
     with pytest.raises(rankviz.InputError, match="baseline 'zzz'"):
-        labels.corrected(run, model, truth[truth["query_id"].isin(design.queries)], "P@5", design=design, baseline="zzz")
+        labels.corrected(
+            run, model, truth[truth["query_id"].isin(design.queries)], "P@5", design=design, baseline="zzz"
+        )
 
 
 def test_tiny_samples_warn(study):

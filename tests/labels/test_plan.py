@@ -54,14 +54,23 @@ def test_pairs_are_the_top_k_of_the_planned_queries_for_the_widget(setting):
     assert list(pairs.columns) == ["query_id", "doc_id", "rank"]
     assert set(pairs["query_id"]) == set(plan.queries)
     assert pairs["rank"].max() <= 5
-    top = run[run["query_id"].isin(plan.queries)].sort_values("score", ascending=False).groupby(["system", "query_id"]).head(5)
+    top = (
+        run[run["query_id"].isin(plan.queries)]
+        .sort_values("score", ascending=False)
+        .groupby(["system", "query_id"])
+        .head(5)
+    )
     assert set(zip(pairs["query_id"], pairs["doc_id"])) == set(zip(top["query_id"], top["doc_id"]))
 
 
 def test_the_plan_keeps_the_correction_unbiased(setting):
     run, truth, model, plan = setting
-    y = rankviz.evaluate(run, "nDCG@5", truth, per_query=True).pivot(index="query_id", columns="system", values="nDCG@5")
-    f = rankviz.evaluate(run, "nDCG@5", model, per_query=True).pivot(index="query_id", columns="system", values="nDCG@5")
+    y = rankviz.evaluate(run, "nDCG@5", truth, per_query=True).pivot(
+        index="query_id", columns="system", values="nDCG@5"
+    )
+    f = rankviz.evaluate(run, "nDCG@5", model, per_query=True).pivot(
+        index="query_id", columns="system", values="nDCG@5"
+    )
     y_diff, f_diff = y["a"] - y["b"], f["a"] - f["b"]
     target = float(y_diff.mean())
     strata = plan.to_frame().set_index("query_id")["stratum"]
@@ -134,7 +143,7 @@ def test_sample_queries_designs():
     p = weighted.draw_probabilities
     assert p.sum() == pytest.approx(1) and weighted.inclusion["q19"] == pytest.approx(1 - (1 - p["q19"]) ** 6)
     with pytest.raises(rankviz.InputError, match="positive"):
-        labels.sample_queries(ids, n=3, probabilities={q: 0.0 for q in ids})
+        labels.sample_queries(ids, n=3, probabilities=dict.fromkeys(ids, 0.0))
     with pytest.raises(rankviz.InputError, match="either fraction"):
         labels.sample_queries(ids, 0.5, n=3)
     assert labels.sample_queries(ids, 0.25, seed=1).queries == uniform.queries  # seeded: repeats exactly
