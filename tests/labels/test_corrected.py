@@ -12,7 +12,7 @@ import pytest
 
 import rankviz
 from rankviz import labels
-from rankviz.labels.corrected import TINY_SAMPLE
+from rankviz.labels.corrected import TINY_SAMPLE, TINY_SAMPLE_RR
 from rankviz.labels.design import Design
 from rankviz.labels.ppi import design_estimate
 
@@ -238,11 +238,18 @@ def test_tiny_samples_warn(study):
     human = truth[truth["query_id"].isin(design.queries)]
     with pytest.warns(rankviz.DegenerateDataWarning, match="under|less often"):
         labels.corrected(run, model, human, "P@5", design=design)
-    design = labels.sample_queries(run, n=40, seed=0)
+    design = labels.sample_queries(run, n=TINY_SAMPLE_RR - 2, seed=0)
     human = truth[truth["query_id"].isin(design.queries)]
     with warnings.catch_warnings():
         warnings.simplefilter("error", rankviz.DegenerateDataWarning)
-        labels.corrected(run, model, human, "nDCG@5", design=design)
+        labels.corrected(run, model, human, "nDCG@5", design=design)  # enough for nDCG
+    with pytest.warns(rankviz.DegenerateDataWarning, match="interval of RR@5 covers"):
+        labels.corrected(run, model, human, ["nDCG@5", "RR@5"], design=design)  # not for RR
+    design = labels.sample_queries(run, n=TINY_SAMPLE_RR, seed=0)
+    human = truth[truth["query_id"].isin(design.queries)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankviz.DegenerateDataWarning)
+        labels.corrected(run, model, human, "RR@5", design=design)
 
 
 # ----------------------------------------------------------------------------- inputs and outputs
@@ -262,6 +269,7 @@ def test_a_label_store_gives_its_model_and_human_labels(study, tmp_path):
     store.close()
 
 
+@pytest.mark.filterwarnings("ignore::rankviz.DegenerateDataWarning")
 def test_result_object_html_escapes_and_plots(study):
     import matplotlib
 
