@@ -80,6 +80,8 @@ class Plan:
     spread_y : float
         Variance of the per-query target (people's values on the pilot, else the model's): the
         population term of :meth:`size_for`.
+    run : DataFrame or dict
+        The run the plan was made for (:meth:`redraw` lists the new pairs from it).
     """
 
     design: Design
