@@ -71,12 +71,13 @@ lint: $(VENV)/.installed-lint
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 
+# -n auto: one pytest-xdist worker per core; --dist loadfile keeps a file's tests (and its module fixtures) on one worker
 test: system-packages $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The quick loop while developing: everything but the slow tests (notebooks, browser, pandas' suite).
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
 
 # pandas 2.2 is the oldest pandas rankviz supports (pyproject: pandas>=2.2); pandas 3 is what .venv gets.
 VENV22 := .venv-pandas22

@@ -25,6 +25,7 @@ from ._errors import (
     DuplicateTextWarning,
     IdTypeWarning,
     InputError,
+    ModelLabelsWarning,
     QueryIdWarning,
     RankvizError,
     RankvizWarning,
@@ -49,11 +50,15 @@ from .evaluation import (
     r_precision,
     ranked_list,
     recall,
+    stages,
     summary,
     table,
 )
+from .evaluation.leaderboard import ranks
+from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
 from .fusion import fuse
+from .history import History
 from .io import (
     BeirData,
     RetrievalLog,
@@ -73,6 +78,7 @@ from .io import (
 )
 from .measures import Measure, parse_measure
 from .stats.failure_causes import failure_slices
+from .stats.rank_intervals import RankIntervals
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
@@ -89,14 +95,18 @@ __all__ = [
     "DegenerateDataWarning",
     "DuplicateError",
     "DuplicateTextWarning",
+    "History",
     "IdTypeWarning",
     "InputError",
     "Measure",
+    "ModelLabelsWarning",
     "QueryIdWarning",
+    "RankIntervals",
     "RankvizError",
     "RankvizWarning",
     "RetrievalLog",
     "SignificanceTable",
+    "Stages",
     "TieReport",
     "TiesWarning",
     "TrecFormatError",
@@ -123,6 +133,7 @@ __all__ = [
     "qrels_to_dict",
     "r_precision",
     "ranked_list",
+    "ranks",
     "read_beir",
     "read_jsonl",
     "read_qrels",
@@ -132,6 +143,7 @@ __all__ = [
     "recall",
     "run_from_dict",
     "run_to_dict",
+    "stages",
     "stats",
     "summary",
     "table",

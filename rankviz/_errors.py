@@ -29,6 +29,7 @@ __all__ = [
     "TiesWarning",
     "QueryIdWarning",
     "UnannotatedWarning",
+    "ModelLabelsWarning",
 ]
 
 
@@ -94,6 +95,10 @@ class QueryIdWarning(RankvizWarning):
 
 class UnannotatedWarning(RankvizWarning):
     """Queries with no gold ids at all (NaN, an empty list) were left out of the evaluation."""
+
+
+class ModelLabelsWarning(RankvizWarning):
+    """A model graded most of a system's judged top k, and no label is a person's to check it against."""
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))

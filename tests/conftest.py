@@ -47,6 +47,33 @@ def _close_figures():
         sys.modules["matplotlib.pyplot"].close("all")
 
 
+def _shared_temp(tmp_path_factory) -> Path:
+    """A temporary folder every pytest-xdist worker of this run sees (the run's base temp without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def rendered_notebooks(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """Every notebook executed and rendered to HTML once per test run, as ``make notebooks`` does.
+
+    The report test, the docs-site build and the browser test read the same pages; under
+    pytest-xdist the first worker to ask renders them (behind a file lock) and the others reuse them.
+    Returns the folder and the HTML files written (``index.html`` last).
+    """
+    from filelock import FileLock
+
+    from rankviz.report import render_notebooks
+
+    out = _shared_temp(tmp_path_factory) / "rendered_notebooks"
+    listing = out / ".written"
+    with FileLock(str(out) + ".lock"):
+        if not listing.exists():
+            written = render_notebooks(ROOT / "notebooks", out, timeout=600, quiet=True)
+            listing.write_text("\n".join(p.name for p in written))
+    return out, [out / name for name in listing.read_text().splitlines()]
+
+
 TREC_EVAL_SOURCE = (ROOT / ".." / "shared" / "tools" / "trec_eval").resolve()
 
 
@@ -75,10 +102,14 @@ def trec_eval_binary(tmp_path_factory) -> Path:
         unavailable(f"trec_eval source not found at {TREC_EVAL_SOURCE} (set TREC_EVAL to a built binary instead)")
     if shutil.which("make") is None or shutil.which("gcc") is None and shutil.which("cc") is None:
         unavailable("cannot build trec_eval: make or a C compiler is missing (set TREC_EVAL to a built binary)")
-    build = tmp_path_factory.mktemp("trec_eval_build")
-    shutil.copytree(TREC_EVAL_SOURCE, build, dirs_exist_ok=True)
-    proc = subprocess.run(["make", "trec_eval"], cwd=build, capture_output=True, text=True, check=False)
+    from filelock import FileLock
+
+    build = _shared_temp(tmp_path_factory) / "trec_eval_build"  # built once, whatever the number of xdist workers
     binary = build / "trec_eval"
-    if proc.returncode != 0 or not binary.exists():
-        unavailable(f"building trec_eval with make failed: {proc.stderr[-500:]}")
+    with FileLock(str(build) + ".lock"):
+        if not binary.exists():
+            shutil.copytree(TREC_EVAL_SOURCE, build, dirs_exist_ok=True)
+            proc = subprocess.run(["make", "trec_eval"], cwd=build, capture_output=True, text=True, check=False)
+            if proc.returncode != 0 or not binary.exists():
+                unavailable(f"building trec_eval with make failed: {proc.stderr[-500:]}")
     return binary

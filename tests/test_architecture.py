@@ -27,6 +27,7 @@ LAYER_FOLDERS = [
     ["evaluation"],  # the pipeline every entry point shares, the public evaluation functions, ties
     ["fusion", "labels"],  # what works on evaluations: rank fusion and its tuning; the labels (holes, store, agreement)
     ["plots", "widgets", "report"],  # presentation
+    ["history"],  # evaluations over time: the history file, comparisons across records, the trend, the gate
     ["cli", "dask"],  # the command line; the evaluation on Dask DataFrames (optional extra)
     ["accessor", "multiple", "__init__", "__main__"],  # glue: df.rank, kept public paths, the package surface
 ]

@@ -47,14 +47,10 @@ def _build_env(notebooks_html: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def notebooks_html(tmp_path_factory) -> Path:
+def notebooks_html(rendered_notebooks) -> Path:
     """The notebooks rendered as ``make notebooks`` renders them (the gallery embeds these pages)."""
     _require_mkdocs()
-    from rankviz.report import render_notebooks
-
-    out = tmp_path_factory.mktemp("notebooks_html")
-    render_notebooks(ROOT / "notebooks", out, timeout=300, quiet=True)
-    return out
+    return rendered_notebooks[0]
 
 
 @pytest.fixture(scope="module")

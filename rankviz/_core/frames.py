@@ -14,7 +14,9 @@ columns are pandas' Arrow-backed ``str`` dtype over the *same* Arrow buffers:
 Then ``Table.to_pandas`` maps every string column to pandas' ``str`` dtype: a ``string`` or
 ``large_string`` column keeps its character data (only its 32-bit offsets are widened);
 polars' ``string_view`` columns are laid out differently from every pandas string and are
-converted once, here. Numbers become NumPy columns as pandas would make them. Nothing is
+converted once, here. Numbers become NumPy columns as pandas would make them; Arrow decimals
+become float64 with a warning when every value keeps its order and ties, else they are refused
+(:func:`decimals_as_floats`, also applied to a pandas ``ArrowDtype`` decimal score column). Nothing is
 imported from polars or datasets: they are recognised by their interfaces and module
 names, so rankviz does not need them installed.
 """
@@ -22,15 +24,17 @@ names, so rankviz does not need them installed.
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import functools
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from .._errors import InputError
+from .._errors import InputError, RankvizWarning, warn
 
-__all__ = ["as_pandas", "is_foreign_frame", "arrow_table", "unpack_bundles"]
+__all__ = ["as_pandas", "is_foreign_frame", "arrow_table", "unpack_bundles", "decimals_as_floats"]
 
 
 def _root_module(obj) -> str:
@@ -107,6 +111,47 @@ def _without_string_views(table: pa.Table) -> pa.Table:
     return table
 
 
+def decimals_as_floats(column, name, what: str = "frame") -> pa.ChunkedArray:
+    """An Arrow decimal column as float64 when every value survives the trip (with a warning), else an InputError.
+
+    rankviz computes on float64. A decimal converts without loss of order or ties when
+    each distinct value is the shortest decimal of its float (``repr(float(d)) == d``:
+    distinct decimals stay distinct floats, in the same order); a decimal with more
+    significant digits than a float holds is refused, naming the column and the fix.
+    """
+    column = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+    try:
+        floats = pc.cast(column, pa.float64())
+    except pa.ArrowException as exc:
+        floats, bad = None, f"({exc})"
+    else:
+        bad = ""
+        for value in pc.unique(column).to_pylist():
+            if value is not None and decimal.Decimal(repr(float(value))) != value:
+                bad = f"({value} would become {float(value)!r})"
+                break
+    if floats is None or bad:
+        raise InputError(
+            f"The {what}'s column {name!r} holds decimals ({column.type}) that float64, what rankviz computes on, "
+            f"cannot hold without merging or reordering values {bad}. Round them to at most 15 significant digits, "
+            "or cast the column to float64 yourself if that rounding is what you mean "
+            "(pyarrow: table.cast(...); polars: pl.col(name).cast(pl.Float64); pandas: series.astype('float64'))."
+        )
+    warn(
+        f"The {what}'s column {name!r} holds decimals ({column.type}); rankviz reads it as float64, where every value "
+        "keeps its order and ties (each is the shortest decimal of its float). Cast it to float64 to silence this.",
+        RankvizWarning,
+    )
+    return floats
+
+
+def _without_decimals(table: pa.Table, what: str) -> pa.Table:
+    for i, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type):
+            table = table.set_column(i, field.name, decimals_as_floats(table.column(i), field.name, what))
+    return table
+
+
 def as_pandas(data, what: str = "frame"):
     """``data`` as a pandas DataFrame when it is a table of another library; anything else as it is.
 
@@ -137,7 +182,7 @@ def as_pandas(data, what: str = "frame"):
     """
     if not is_foreign_frame(data):
         return data
-    table = _without_string_views(arrow_table(data, what))
+    table = _without_decimals(_without_string_views(arrow_table(data, what)), what)
     strings = _string_dtype()
     return table.to_pandas(types_mapper=functools.partial(_pandas_type, strings=strings), split_blocks=True)
 

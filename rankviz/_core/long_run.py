@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from .._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
 from .columns import ALIASES, Columns, columns_text, find_column, row_label
-from .frames import as_pandas
+from .frames import as_pandas, decimals_as_floats
 from .id_codes import encode
 from .memory import blocked_take
 
@@ -222,6 +222,9 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
             f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}. Convert it with pd.to_numeric(...)"
             + (" or keep the real part you mean (.real); complex numbers have no order." if dtype.kind == "c" else ".")
         )
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+        floats = decimals_as_floats(pa.array(series), name, "run")  # exact as floats, or refused
+        series = pd.Series(floats.to_numpy(), index=series.index, name=name)
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(values)
     if bad.any():

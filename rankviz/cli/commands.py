@@ -71,8 +71,10 @@ def _add_report(sub) -> None:
     rep = sub.add_parser(
         "report", help="write a one-file HTML report", description="Evaluate runs and write a shareable HTML report."
     )
-    rep.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (the first is the baseline)")
-    rep.add_argument("--qrels", required=True, help="TREC qrels file")
+    rep.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files or JSONL logs (the first is the baseline)")
+    rep.add_argument(
+        "--qrels", help="TREC qrels file or a JSONL log (its gold ids); by default the gold ids of the first log"
+    )
     rep.add_argument("--topics", help="query texts: TREC topic XML, <top> topics or a query_id<TAB>text file")
     rep.add_argument("--measures", nargs="+", help="measures (default: RR@k nDCG@k AP R@100 P@k)")
     rep.add_argument(
@@ -116,14 +118,30 @@ def _add_notebooks(sub) -> None:
 
 def _report(args) -> int:
     from .._errors import InputError
-    from ..report import build_report
 
     if not args.runs:
         hint = " (the measures after --measures took every name: put the runs first)" if args.measures else ""
         raise InputError(f"no run files given{hint}; usage: rankviz report --qrels QRELS RUN [RUN ...]")
+    import tempfile
+
+    from .logs import as_trec_files, is_log
+
+    inputs = [p for p in [args.qrels, *args.runs] if p is not None]
+    if any(Path(args.output).resolve() == Path(p).resolve() for p in inputs):
+        raise InputError(f"refusing to write the report to {args.output}: it is an input file; choose another -o")
+    with tempfile.TemporaryDirectory() as folder:  # the report notebook reads TREC files: logs are written as such
+        qrels, runs = args.qrels, args.runs
+        if qrels is None or any(is_log(p) for p in inputs):
+            qrels, runs = as_trec_files(qrels, runs, folder)
+        return _build(args, qrels, runs)
+
+
+def _build(args, qrels, runs) -> int:
+    from ..report import build_report
+
     build_report(
-        args.qrels,
-        args.runs,
+        qrels,
+        runs,
         output=args.output,
         topics=args.topics,
         measures=args.measures,

@@ -2,10 +2,13 @@
 
 Both runs are evaluated per query and compared, paired by query id
 (:func:`rankviz.stats.compare`: Fisher's randomization test, Holm's correction
-across the measures, the paired t-interval of each difference). A measure
-*regresses* when it drops significantly (Holm-corrected p < ``--alpha``) or by
-more than ``--max-drop``. The exit status is 1 when any measure regresses, 0
-otherwise, 2 for bad input (a one-line error, see :mod:`rankviz.cli.commands`).
+across the measures) and shown with Holm-adjusted paired t-intervals, which match
+the Holm-adjusted verdict (:mod:`rankviz.cli.gate`). A measure *regresses* when it
+drops significantly (Holm-corrected p < ``--alpha``) and, with ``--max-drop X``,
+its Holm-adjusted interval lies wholly below ``-X``. The exit status is 1 when any
+measure regresses, 0 otherwise, 2 for bad input (a one-line error, see
+:mod:`rankviz.cli.commands`), qrels on which every measure is 0 whatever the runs
+retrieve included (the gate fails closed: :func:`unusable_qrels`).
 Output: a text table, a markdown pull-request comment or JSON (schema
 ``rankviz.diff/1``, described in ``docs/diff.md``).
 """
@@ -17,12 +20,15 @@ import json
 import math
 import re
 import sys
+import textwrap
 
-__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text"]
+from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval, t_strength
+
+__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "unusable_qrels"]
 
 DEFAULT_MEASURES = ["nDCG@10", "RR@10", "AP", "R@100"]
 #: the JSON output's ``schema`` field; docs/diff.md describes its fields
-SCHEMA = "rankviz.diff/1"
+SCHEMA = "rankviz.diff/2"
 
 _BASELINE, _NEW = "baseline", "new"
 
@@ -63,16 +69,28 @@ def add_parser(sub) -> None:
         "diff",
         help="compare a new run with a baseline; exit 1 on a regression (a CI gate)",
         description="Compare NEW_RUN with BASELINE_RUN per query (paired randomization test, Holm across measures). "
-        "Exit status: 1 when a measure drops significantly or by more than --max-drop, 0 otherwise, 2 for bad input.",
+        "Exit status: 1 when a measure drops significantly (and, with --max-drop X, its Holm-adjusted interval lies "
+        "wholly below -X), 0 otherwise, 2 for bad input or qrels on which every measure is 0.",
     )
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
-    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file)")
-    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file)")
+    p.add_argument(
+        "qrels",
+        metavar="QRELS",
+        nargs="?",
+        help="TREC qrels file or a JSONL log (its gold ids); left out when the runs are JSONL logs with gold ids",
+    )
+    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file or JSONL log)")
+    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file or JSONL log)")
     p.add_argument(
         "-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
         help=f"measures (default: {' '.join(DEFAULT_MEASURES)})",
     )  # fmt: skip
-    p.add_argument("--max-drop", type=_drop, default=None, help="fail when a mean drops by more than this")
+    p.add_argument(
+        "--max-drop",
+        type=_drop,
+        default=None,
+        help="tolerate drops up to this: a significant drop fails only when its Holm-adjusted interval lies wholly "
+        "below -MAX_DROP (a rule on the interval's bound, not on the mean, which false-alarms on unchanged systems)",
+    )
     p.add_argument("--alpha", type=_share, default=0.05, help="significance level after Holm's correction (0.05)")
     p.add_argument("--topics", help="query texts shown beside the most hurt queries (TREC topics or a TSV)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format (text)")
@@ -95,12 +113,11 @@ def diff_result(args) -> dict:
     from .. import stats
     from ..evaluation import evaluate
     from ..evaluation.pipeline import with_rel
-    from ..io import read_qrels, read_run, read_topics
+    from ..io import read_topics
     from ..measures import parse_measures
 
     measures = [m.name for m in with_rel(parse_measures(args.measures or DEFAULT_MEASURES), args.rel)]
-    qrels = read_qrels(args.qrels)
-    runs = {_BASELINE: read_run(args.baseline), _NEW: read_run(args.new)}
+    qrels, runs = _inputs(args)
     texts = {}
     if args.topics:
         topics = read_topics(args.topics)
@@ -112,7 +129,7 @@ def diff_result(args) -> dict:
         per_query, baseline=_BASELINE, measures=measures, correction="holm", n_resamples=args.n_resamples,
         rng=args.seed,
     )  # fmt: skip
-    rows = [_measure_row(row, comparison.confidence_level, args) for row in comparison.table.to_dict("records")]
+    rows = _rows(comparison, per_query, args)
     first = measures[0]
     hurt = stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=first)
     hurt = hurt[hurt["difference"] < 0].head(args.top)
@@ -143,16 +160,123 @@ def diff_result(args) -> dict:
         ],  # fmt: skip
         "regressions": regressions,
         "exit_code": 1 if regressions else 0,
+        "rule": RULE_NOTE,
+        "size": SIZE_NOTE,
     }
 
 
-def _measure_row(row: dict, confidence_level: float, args) -> dict:
+def _inputs(args):
+    """(qrels, {baseline: run, new: run}), logs read as such; qrels on which the gate could not fail refused."""
+    from .._errors import InputError
+    from .logs import is_log, qrels_of, run_of
+
+    if args.qrels is None:  # `rankviz diff BASE.jsonl NEW.jsonl`: the logs' own gold ids
+        if not is_log(args.baseline):
+            raise InputError(
+                "QRELS is required (rankviz diff QRELS BASELINE_RUN NEW_RUN); it may be left out only when the "
+                "runs are JSONL logs with gold ids"
+            )
+        args.qrels = args.baseline
+        if is_log(args.new) and not _same_qrels(qrels_of(args.baseline), qrels_of(args.new)):
+            raise InputError(
+                f"the gold ids of {args.baseline} and {args.new} differ, so the two logs are not judged alike; "
+                "pass the qrels to judge both by (rankviz diff QRELS BASELINE_RUN NEW_RUN)"
+            )
+    qrels = qrels_of(args.qrels)
+    runs = {_BASELINE: run_of(args.baseline), _NEW: run_of(args.new)}
+    for who, name in ((_BASELINE, "BASELINE_RUN"), (_NEW, "NEW_RUN")):  # fail closed: never pass on unusable qrels
+        problem = unusable_qrels(qrels, runs[who], args.rel, f"{name} {getattr(args, who)}")
+        if problem is not None:
+            raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
+    return qrels, runs
+
+
+def _rows(comparison, per_query, args) -> list[dict]:
+    """One row per measure: the comparison's numbers, the Holm-adjusted interval and the verdict."""
+    from .. import stats
+
+    records = comparison.table.to_dict("records")
+    differences = [
+        stats.paired_differences(per_query, system=_NEW, baseline=_BASELINE, measure=r["measure"])[
+            "difference"
+        ].to_numpy()
+        for r in records
+    ]
+    levels = holm_levels(
+        [r["p_value"] for r in records],
+        [r["p_corrected"] for r in records],
+        args.alpha,
+        ties=[t_strength(d) for d in differences],
+    )
+    return [
+        _measure_row(record, comparison.confidence_level, level, d, args)
+        for record, level, d in zip(records, levels, differences)
+    ]
+
+
+def _same_qrels(a, b) -> bool:
+    def rows(q):
+        return set(zip(q["query_id"].astype(str), q["doc_id"].astype(str), q["relevance"].astype(int)))
+
+    return rows(a) == rows(b)
+
+
+def _examples(values) -> str:
+    shown = list(dict.fromkeys(str(v) for v in values))
+    return ", ".join(repr(v) for v in shown[:2]) + (", ..." if len(shown) > 2 else "")
+
+
+def unusable_qrels(qrels, run, rel: int, run_name: str) -> tuple[str, str] | None:
+    """Why every measure of ``run`` against ``qrels`` would be 0 whatever the run does, or None.
+
+    ``(cause, message)``, the cause one of ``"no query"`` (the two share no query id),
+    ``"no judged document"`` (no retrieved document of a shared query is judged) and
+    ``"no relevant document"`` (no judgement of a shared query reaches grade ``rel``).
+    ``rankviz diff`` refuses such qrels (a gate on them would pass every change);
+    ``rankviz eval`` prints trec_eval's lines and says the cause on stderr.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["x9"], "relevance": [1]})
+    >>> unusable_qrels(qrels, run, 1, "run.txt")[0]
+    'no judged document'
+    >>> unusable_qrels(qrels.assign(doc_id="d1"), run, 1, "run.txt") is None
+    True
+    """
+    fail = "so every measure is 0 whatever the run retrieves"
+    qrel_q, run_q = qrels["query_id"].astype(str), run["query_id"].astype(str)
+    shared = set(qrel_q) & set(run_q)
+    if not shared:
+        return (
+            "no query",
+            f"the qrels share no query id with {run_name} (the run has {_examples(run_q)}, the qrels "
+            f"{_examples(qrel_q)}), {fail}; pass the qrels of these runs' queries",
+        )
+    judged = qrels[qrel_q.isin(shared).to_numpy()]
+    retrieved = run[run_q.isin(shared).to_numpy()]
+    pairs = [frame[["query_id", "doc_id"]].astype(str).drop_duplicates() for frame in (retrieved, judged)]
+    if pairs[0].merge(pairs[1], on=["query_id", "doc_id"]).empty:
+        return (
+            "no judged document",
+            f"no document {run_name} retrieved is judged in the qrels (the run has doc ids like "
+            f"{_examples(retrieved['doc_id'])}, the qrels {_examples(judged['doc_id'])}), {fail}; pass the qrels "
+            "of this collection, or make the doc ids match",
+        )
+    if not (judged["relevance"] >= rel).any():
+        return (
+            "no relevant document",
+            f"the qrels judge no document relevant (grade >= {rel}) for the {len(shared)} queries they share with "
+            f"{run_name}, {fail}; pass the right qrels, or a lower -l",
+        )
+    return None
+
+
+def _measure_row(row: dict, confidence_level: float, holm_level: float, differences, args) -> dict:
     difference, p = float(row["difference"]), float(row["p_corrected"])
-    reasons = []
-    if difference < 0 and p < args.alpha:
-        reasons.append(f"significant drop (Holm p = {p:.4g} < {args.alpha:g})")
-    if args.max_drop is not None and -difference > args.max_drop:
-        reasons.append(f"drop {-difference:.4f} > --max-drop {args.max_drop:g}")
+    interval = t_interval(differences, holm_level)
+    regression, reasons, note = decide(difference, p, interval, args.alpha, args.max_drop)
     return {
         "measure": row["measure"],
         "baseline_mean": float(row["baseline_mean"]),
@@ -161,13 +285,17 @@ def _measure_row(row: dict, confidence_level: float, args) -> dict:
         "ci_low": float(row["ci_low"]),
         "ci_high": float(row["ci_high"]),
         "confidence_level": confidence_level,
+        "holm_ci_low": interval[0],
+        "holm_ci_high": interval[1],
+        "holm_confidence_level": holm_level,
         "p_value": float(row["p_value"]),
         "p_holm": p,
         "helped": int(row["wins"]),
         "hurt": int(row["losses"]),
         "unchanged": int(row["ties"]),
-        "regression": bool(reasons),
+        "regression": regression,
         "reasons": reasons,
+        "note": note,
     }
 
 
@@ -184,14 +312,15 @@ def text_report(result: dict) -> str:
         f"rankviz diff: {n['system']} ({n['path']}) against {b['system']} ({b['path']}), "
         f"{result['n_queries']} queries; randomization test, Holm across measures, alpha {result['alpha']:g}",
         "",
-        f"{'measure':<16}{'baseline':>10}{'new':>10}{'diff':>10}  {'95% CI':<20}{'p (Holm)':>10}"
+        f"{'measure':<16}{'baseline':>10}{'new':>10}{'diff':>10}  {'Holm CI (level)':<28}{'p (Holm)':>10}"
         f"{'helped':>8}{'hurt':>6}  verdict",
     ]
     for r in result["measures"]:
-        ci = f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        ci = f"[{r['holm_ci_low']:+.4f}, {r['holm_ci_high']:+.4f}] {r['holm_confidence_level']:.1%}"
         verdict = "REGRESSION: " + "; ".join(r["reasons"]) if r["regression"] else "ok"
+        verdict += f" ({r['note']})" if r["note"] else ""
         lines.append(
-            f"{r['measure']:<16}{r['baseline_mean']:>10.4f}{r['new_mean']:>10.4f}{r['difference']:>+10.4f}  {ci:<20}"
+            f"{r['measure']:<16}{r['baseline_mean']:>10.4f}{r['new_mean']:>10.4f}{r['difference']:>+10.4f}  {ci:<28}"
             f"{r['p_holm']:>10.4g}{r['helped']:>8}{r['hurt']:>6}  {verdict}"
         )
     if result["most_hurt"]:
@@ -199,7 +328,7 @@ def text_report(result: dict) -> str:
         for h in result["most_hurt"]:
             text = f"  {' '.join(h['text'].split())[:70]}" if h["text"] else ""
             lines.append(f"  {h['query_id']:<12}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
-    lines += ["", _verdict(result)]
+    lines += ["", *textwrap.wrap(result["rule"], 110), *textwrap.wrap(result["size"], 110), "", _verdict(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -224,7 +353,6 @@ def markdown_text(result: dict) -> str:
     icon = (
         "\u274c" if result["regressions"] else "\u2705"
     )  # rendered by GitHub and Jupyter alike (shortcodes only by GitHub)
-    level = f"{result['measures'][0]['confidence_level']:.0%}" if result["measures"] else "95%"
     out = [
         f"### {icon} rankviz diff: {e(_verdict(result))}",
         "",
@@ -233,14 +361,16 @@ def markdown_text(result: dict) -> str:
         + (f", max drop {result['max_drop']:g}" if result["max_drop"] is not None else "")
         + ").",
         "",
-        f"| measure | baseline | new | difference | {level} CI | p (Holm) | helped | hurt | |",
+        "| measure | baseline | new | difference | Holm CI (level) | p (Holm) | helped | hurt | |",
         "|:--|--:|--:|--:|:--|--:|--:|--:|:--|",
     ]
     for r in result["measures"]:
         flag = "\u274c " + e("; ".join(r["reasons"])) if r["regression"] else "\u2705"
+        flag += f" {e(r['note'])}" if r["note"] else ""
         out.append(
             f"| {e(r['measure'])} | {r['baseline_mean']:.4f} | {r['new_mean']:.4f} | {r['difference']:+.4f} | "
-            f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] | {r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"
+            f"[{r['holm_ci_low']:+.4f}, {r['holm_ci_high']:+.4f}] ({r['holm_confidence_level']:.1%}) | "
+            f"{r['p_holm']:.4g} | {r['helped']} | {r['hurt']} | {flag} |"
         )
     if result["most_hurt"]:
         measure = e(result["most_hurt"][0]["measure"])
@@ -252,6 +382,7 @@ def markdown_text(result: dict) -> str:
                 f"{h['difference']:+.4f} |"
             )
         out += ["", "</details>"]
+    out += ["", result["rule"], "", result["size"]]  # rankviz's own sentences, no user text
     return "\n".join(out) + "\n"
 
 

@@ -16,10 +16,12 @@ import sys
 
 from .._core.options import TIES
 from .arguments import UsageError, int_at_least
+from .logs import is_log
 
 __all__ = ["DEFAULT_EVAL_MEASURES", "FORMATS", "add_eval", "files_after_m", "run_eval"]
 
-DEFAULT_EVAL_MEASURES = ["RR", "AP", "Rprec", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "R@1000", "Success@10"]
+#: the measures without -m: trec_eval's own default, its ``official`` set (runid, num_q, ..., P_1000: 30 lines)
+DEFAULT_EVAL_MEASURES = ["official"]
 
 #: output formats: trec_eval's lines (the default for one run), or one table of every run
 FORMATS = ("trec", "table", "csv", "json")
@@ -42,8 +44,13 @@ def add_eval(sub) -> None:
         "RUN, or QRELS RUN -m map ndcg). Several runs give one table (--format).",
     )
     # Optional only for argparse: `-m map QRELS RUN` (trec_eval's order) lets -m take the files; see files_after_m.
-    ev.add_argument("qrels", nargs="?", help="TREC qrels file (plain or gzip/bzip2/xz)")
-    ev.add_argument("runs", nargs="*", metavar="RUN", help="TREC run file(s) (plain or gzip/bzip2/xz)")
+    ev.add_argument(
+        "qrels",
+        nargs="?",
+        help="TREC qrels file (plain or gzip/bzip2/xz), or a JSONL log (its gold ids); a log alone "
+        "(rankviz eval LOG.jsonl) is its run against its own gold ids",
+    )
+    ev.add_argument("runs", nargs="*", metavar="RUN", help="TREC run file(s) or JSONL logs (plain or gzip/bzip2/xz)")
     ev.add_argument("-q", action="store_true", help="also print per-query values (trec_eval -q)")
     ev.add_argument(
         "-m",
@@ -53,7 +60,8 @@ def add_eval(sub) -> None:
         dest="measures",
         metavar="MEASURE",
         help="measures to print, several after one -m or -m repeated: RR@10, nDCG@10, AP, P@5, recall_100, "
-        "trec_eval's sets all_trec, official and set, P.5,10 or relstring.20 (default: a standard set)",
+        "trec_eval's sets all_trec, official and set, P (its default cutoffs), P.5,10 or relstring.20; printed in "
+        "trec_eval's order (default: official, trec_eval's own default table)",
     )
     ev.add_argument(
         "-M",
@@ -119,10 +127,15 @@ def files_after_m(args) -> None:
     existing = 0
     while existing < len(values) and os.path.exists(values[len(values) - 1 - existing]):
         existing += 1
-    taken = min(max(existing, 2 - len(files)), len(values) - 1)  # at least one measure stays with -m
+    needed = 2 - len(files)
+    if existing and not files and is_log(values[len(values) - existing]):  # a log alone is its run and its qrels
+        needed = existing
+    taken = min(max(existing, needed), len(values) - 1)  # at least one measure stays with -m
     if taken > 0:
         args.measures = values[: len(values) - taken]
         files += values[len(values) - taken :]
+    if len(files) == 1 and is_log(files[0]):  # `rankviz eval LOG.jsonl`: the log's run against its own gold ids
+        files = [files[0], files[0]]
     if len(files) < 2:
         missing = ["qrels", "run"][len(files) - max(taken, 0) :]
         raise UsageError(f"the following arguments are required: {', '.join(missing)}")
@@ -136,19 +149,19 @@ def run_eval(args) -> int:
     """``rankviz eval``: the exit status (the lines or the table on stdout, notes on stderr)."""
     from .._core.options import EvalOptions
     from ..evaluation.pipeline import with_rel
-    from ..io import read_qrels
     from ..measures import parse_measures
+    from .logs import qrels_of
     from .trec_output import expand_trec_names, header_asked
 
     asked = args.measures or DEFAULT_EVAL_MEASURES
     names, relstring = expand_trec_names(asked)
     measures = with_rel(parse_measures(names), args.rel)
-    header = header_asked(args.measures) if args.measures else ("runid", "num_q")
+    header = header_asked(asked)
     header += ("num_q",) if "num_q" in names and "num_q" not in header else ()
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     if args.dask is not None and (len(args.runs) > 1 or fmt != "trec"):
         raise UsageError("--dask evaluates one run and prints trec_eval's lines: give one RUN and no --format")
-    qrels = read_qrels(args.qrels)
+    qrels = qrels_of(args.qrels)
     options = EvalOptions.resolve(
         "eval",
         rel=args.rel,
@@ -158,8 +171,8 @@ def run_eval(args) -> int:
         ties=args.ties,
         judged_only=args.judged_only,
     )
-    # trec_eval's sets come in its table order; measures named one by one keep the order given
-    trec_order = any(str(a).strip() in ("all_trec", "official", "set") for a in args.measures or ())
+    # trec_eval prints in its table's order whatever the order of -m; measures it lacks come last, as given
+    trec_order = True
     if args.dask is not None:
         return _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
     if fmt == "trec":
@@ -168,10 +181,12 @@ def run_eval(args) -> int:
 
 
 def _read(path):
-    """(the run without its system column, its tag): trec_eval reads a file as one run whatever its tags."""
-    from ..io import read_run
+    """(the run without its system column, its tag): trec_eval reads a file as one run whatever its tags.
 
-    run = read_run(path)
+    A JSON-lines log is read as its run (:mod:`rankviz.cli.logs`)."""
+    from .logs import run_of
+
+    run = run_of(path)
     return run.drop(columns="system"), str(run["system"].iloc[0])
 
 
@@ -193,7 +208,7 @@ def _trec_lines(args, qrels, measures, relstring, options, trec_order, header) -
             summary=not args.no_summary,
         )
         sys.stdout.write("".join(line + "\n" for line in lines))
-        _report_queries(run, qrels, args.missing)
+        _report_queries(run, qrels, args.missing, args.rel, str(path))
     return 0
 
 
@@ -210,7 +225,7 @@ def _table(args, qrels, measures, options, trec_order, fmt: str) -> int:
         rows += these
         files += [str(path)] * len(these)
         tags.append(tag)
-        _report_queries(run, qrels, args.missing)
+        _report_queries(run, qrels, args.missing, args.rel, str(path))
     frame = pd.DataFrame(rows)
     if len(set(tags)) < len(tags):  # two files with one tag: the file tells their rows apart
         frame.insert(1, "file", files)
@@ -270,8 +285,17 @@ def _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
     return 0
 
 
-def _report_queries(run, qrels, missing: str) -> None:
-    """Say on stderr how many judged queries the run missed and how many run queries have no judgements."""
+def _report_queries(run, qrels, missing: str, rel: int = 1, path: str = "the run") -> None:
+    """Say on stderr how many judged queries the run missed and how many run queries have no judgements.
+
+    And when every measure is 0 whatever the run does (the qrels share no relevant judgement with it),
+    the same cause as ``rankviz diff`` gives for refusing them; trec_eval's lines are printed all the same.
+    """
+    from .diff import unusable_qrels
+
+    problem = unusable_qrels(qrels, run, rel, f"RUN {path}")
+    if problem is not None and problem[0] != "no judged document":  # that one the evaluation already warns about
+        print(f"rankviz eval: warning: {problem[1]}", file=sys.stderr)
     queries = set(qrels["query_id"].astype(str))
     retrieved = set(run["query_id"].astype(str))
     absent, unjudged = queries - retrieved, retrieved - queries

@@ -2,11 +2,12 @@
 
 ``rankviz eval`` prints through :func:`trec_eval_lines`, so that ``rankviz eval -q -m
 all_trec QRELS RUN`` gives trec_eval 10's lines: the same names, the same order (the
-order of trec_eval's measure table, not the order the measures were asked in, for
-``all_trec``; queries sorted by id as strings), counts as integers and every other value as
+order of trec_eval's measure table, not the order the measures were asked in;
+queries sorted by id as strings), counts as integers and every other value as
 ``%6.4f``, the "all" line aggregated as each family declares (mean, trec_eval's
-geometric mean, or sum). Measures trec_eval does not define come last, in the order
-given, under their canonical names.
+geometric mean, or sum). Without ``-m`` it is trec_eval's default table (``official``);
+a measure with cutoffs named alone (``-m ndcg_cut``) takes trec_eval's default cutoffs.
+Measures trec_eval does not define come last, in the order given, under their canonical names.
 
 Examples
 --------
@@ -15,6 +16,8 @@ Examples
 (['num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map'], 98)
 >>> expand_trec_names(["P.5,10", "relstring.20", "nDCG@10"])
 (['P.5', 'P.10', 'nDCG@10'], 20)
+>>> expand_trec_names(["success"])[0], expand_trec_names(["recall_100"])[0]
+(['success_1', 'success_5', 'success_10'], ['recall_100'])
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ __all__ = [
     "ALL_TREC",
     "OFFICIAL",
     "TREC_ORDER",
+    "CUTOFF_DEFAULTS",
     "expand_trec_names",
     "header_asked",
     "ordered",
@@ -116,22 +120,54 @@ TREC_ORDER = (
     "unj",
 )
 
-_LIST = re.compile(r"^(?P<base>[A-Za-z_0-9]+)\.(?P<values>[0-9.]+(?:,[0-9.]+)+)$")
 _RELSTRING = re.compile(r"^relstring(?:[._](?P<n>\d+))?$")
+
+#: trec_eval's measures that take cutoffs, and the cutoffs each prints when named alone (``-m P``: P_5 ... P_1000)
+CUTOFF_DEFAULTS = {
+    "P": _CUTS,
+    "recall": _CUTS,
+    "ndcg_cut": _CUTS,
+    "map_cut": _CUTS,
+    "relative_P": _CUTS,
+    "success": ["1", "5", "10"],
+    "iprec_at_recall": _LEVELS,
+    "Rprec_mult": _MULTS,
+    "unj": ["5", "10", "20"],
+}
+_CUT_NAME = re.compile(r"^(?P<base>" + "|".join(sorted(CUTOFF_DEFAULTS, key=len, reverse=True)) + r")_(?P<k>[0-9.]+)$")
 
 
 def expand_trec_names(names) -> tuple[list[str], int | None]:
     """trec_eval's ``-m`` values as measure names, and the length of ``relstring`` (None when not asked).
 
-    ``all_trec``, ``official`` and ``set`` are trec_eval's sets, ``P.5,10`` a list of
-    cutoffs, ``relstring.20`` the first 20 grades (``relstring`` alone: 10); ``runid``
-    is not a measure (see :func:`header_asked`) and is left out; other names pass through.
+    As trec_eval reads them: ``all_trec``, ``official`` and ``set`` are its sets; a
+    measure with cutoffs named alone (``P``, ``recall``, ``ndcg_cut``, ``map_cut``,
+    ``success``, ``iprec_at_recall``, ``relative_P``, ``Rprec_mult``, ``unj``) takes
+    trec_eval's default cutoffs, and with a list (``P.5,10``) those cutoffs instead, the
+    first list given winning for the whole family, in a set too (``-m all_trec -m P.7``
+    prints P_7 alone, as trec_eval does); ``relstring.20`` is the first 20 grades
+    (``relstring`` alone: 10); ``runid`` is not a measure (see :func:`header_asked`) and
+    is left out; other names (rankviz's, ``nDCG@10``) pass through. The order is the
+    order met; :func:`ordered` puts them in trec_eval's.
     """
-    out, relstring = [], None
+    out: list[str] = []
+    given: dict[str, list[str]] = {}  # family -> its first explicit cutoffs
+    relstring = None
+
+    def mark(text: str, member: bool = False) -> None:
+        match = _CUT_NAME.match(text) if member else None  # a set's P_5 stands for its family P
+        family = match.group("base") if match else text
+        if family in CUTOFF_DEFAULTS:
+            if family not in out:
+                out.append(family)
+        else:
+            out.append(text)
+
     for name in names:
-        text = name.strip()
+        text = str(name).strip()
         if text in _SETS:
-            out.extend(_SETS[text])
+            for member in _SETS[text]:
+                mark(member, member=True)
             if text == "all_trec":
                 relstring = 10 if relstring is None else relstring
             continue
@@ -141,12 +177,21 @@ def expand_trec_names(names) -> tuple[list[str], int | None]:
         if match:
             relstring = int(match.group("n") or 10)
             continue
-        match = _LIST.match(text)
-        if match:
-            out.extend(f"{match.group('base')}.{v}" for v in match.group("values").split(","))
+        base, dot, values = text.partition(".")
+        if base in CUTOFF_DEFAULTS:
+            if dot and values:
+                given.setdefault(base, values.split(","))
+            mark(base)
             continue
-        out.append(text)
-    return out, relstring
+        mark(text)
+    expanded: list[str] = []
+    for item in out:
+        if item in CUTOFF_DEFAULTS:
+            cuts = given.get(item, CUTOFF_DEFAULTS[item])
+            expanded.extend(f"{item}.{k}" if item in given else f"{item}_{k}" for k in cuts)
+        else:
+            expanded.append(item)
+    return expanded, relstring
 
 
 def header_asked(names) -> tuple[str, ...]:

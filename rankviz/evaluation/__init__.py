@@ -25,6 +25,7 @@ from .api import (
 )
 from .changes import changes
 from .ranked_lists import ranked_list
+from .stages import Stages, stages
 
 __all__ = [
     "evaluate",
@@ -42,4 +43,6 @@ __all__ = [
     "compare",
     "table",
     "changes",
+    "stages",
+    "Stages",
 ]

@@ -38,7 +38,7 @@ from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from ..stats.segments import Slices
-from . import slices
+from . import slices, suites
 from .pipeline import (
     aggregate_per_system,
     evaluated_cells,
@@ -47,6 +47,7 @@ from .pipeline import (
     kept_cells,
     labelled,
     metadata,
+    read_judgements,
     relabel,
     runs_from_frames,
     system_cells,
@@ -54,6 +55,7 @@ from .pipeline import (
     unique,
     with_rel,
 )
+from .provenance import model_share, warn_model_labels
 from .run_summary import summary
 
 __all__ = [
@@ -80,7 +82,16 @@ def _measures(measures, options: EvalOptions) -> list[Measure]:
 
 @with_eval_options
 def evaluate(
-    run, measures, qrels=None, *, per_query: bool = False, by=None, queries=None, options: EvalOptions
+    run,
+    measures,
+    qrels=None,
+    *,
+    per_query: bool = False,
+    by=None,
+    queries=None,
+    weighted: bool = False,
+    incomplete_systems: str = "refuse",
+    options: EvalOptions,
 ) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
 
@@ -109,6 +120,19 @@ def evaluate(
         ``per_query`` the per-query table with the segment columns.
     queries : DataFrame, Series or dict, optional
         Query attributes and texts for ``by``.
+    weighted : bool, default False
+        A suite only: also give the query-weighted average beside the macro average.
+    incomplete_systems : {'refuse', 'drop'}, default 'refuse'
+        A suite only: a system absent from some datasets is refused, or left out with a warning naming it.
+
+    Suites
+    ------
+    A dict ``{dataset: (run, qrels)}`` as the run (no ``qrels=``), or a run and qrels that both carry a
+    ``dataset`` column, is a suite of collections (see :mod:`rankviz.evaluation.suites`). The result is
+    indexed by (dataset, system) with an ``n_queries`` column, followed by the rows of the macro average
+    (dataset ``'(macro average)'``: the mean of the dataset means) and, with ``weighted=True``, of the
+    query-weighted average; ``per_query=True`` keeps the ``dataset`` column, and ``by='dataset'`` gives
+    the tidy slices table.
 
     Returns
     -------
@@ -120,7 +144,12 @@ def evaluate(
         one for a run without a system column, else indexed by ``system`` (a column is
         then what ``rankviz.mrr`` returns); with ``per_query``, a tidy table with
         ``system`` (if any) and ``query_id`` columns. ``attrs["rankviz"]`` also records
-        the missing and unjudged queries and whether the world was closed.
+        the missing and unjudged queries and whether the world was closed; with qrels
+        that carry a ``kind`` column (a label store a model judged into), also
+        ``model_share``: per system, the share of the judged documents in its top
+        ``model_share_k`` (the largest cutoff of the measures) that a model graded.
+        A :class:`~rankviz.ModelLabelsWarning` says when that is most of them for
+        some system and no label is a person's.
 
     Examples
     --------
@@ -142,10 +171,13 @@ def evaluate(
     """
     pairs = labelled(measures, options.rel)
     measures = unique(pairs)
+    if suites.is_suite(run, qrels):
+        return suites.evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options)
     if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
         return slices.evaluate_sliced(
             run, measures, qrels, by=by, queries=queries, per_query=per_query, options=options
         )
+    qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
     for name, column in values.items():
@@ -154,6 +186,13 @@ def evaluate(
     if not per_query:
         table = aggregate_per_system(table, measures, j.systems)
     table.attrs["rankviz"] = metadata(j, measures, options)
+    cutoffs = [m.cutoff for m in measures]
+    k = None if any(c is None for c in cutoffs) else max(cutoffs)
+    share = model_share(run, qrels, k=k, options=options, caller="evaluate")
+    if share is not None:  # qrels with a kind column (a label store a model judged into)
+        table.attrs["rankviz"]["model_share"] = float(share.iloc[0]) if j.systems is None else share.to_dict()
+        table.attrs["rankviz"]["model_share_k"] = k
+        warn_model_labels(share, qrels, "evaluate")
     return relabel(table, pairs)
 
 
@@ -355,11 +394,16 @@ def compare(
         per segment, corrected over every system x segment x measure, with a test of whether the
         difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
+    A suite (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) is compared on
+    its macro average: see :func:`rankviz.stats.suite_compare`.
+
     Returns
     -------
     Comparison
         See :func:`rankviz.stats.compare`.
     """
+    if suites.is_suite(runs, qrels):
+        return suites.compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)
     if by is not None:
         return slices.compare_sliced(runs, baseline, _measures(measures, options), qrels, by=by, queries=queries,
                                      test=test, correction=correction, options=options, stats_options=stats_options)  # fmt: skip

@@ -11,15 +11,17 @@ in ``attrs["rankviz"]["reading"]``.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .. import stats
 from .._core.checks import check_cutoff
 from .._core.input_shapes import run_arrays
 from .._core.options import EvalOptions, with_eval_options
-from .._errors import InputError
+from .._errors import DegenerateDataWarning, InputError
 from ..measures import parse_measure
 from .api import evaluate
 from .pipeline import read_judgements, read_run_input, with_rel
@@ -36,9 +38,18 @@ _SAME = 1e-9
 def rank_biased_overlap(first, second, *, p: float = RBO_PERSISTENCE) -> float:
     """Extrapolated rank-biased overlap of two (truncated) rankings (Webber, Moffat & Zobel 2010, eq. 32).
 
-    ``RBO = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d``, with ``X_d`` the
-    number of items the two top ``d`` share and ``k`` the longer list's length. 1 for
-    identical lists, 0 for disjoint ones; NaN when both are empty.
+    With ``l`` the longer list's length, ``s`` the shorter's and ``X_d`` the number of
+    items the two share down to depth ``d`` (the shorter list whole beyond ``s``)::
+
+        RBO = (1 - p) / p * (sum_{d=1..l} X_d / d * p^d + sum_{d=s+1..l} X_s * (d - s) / (s * d) * p^d)
+              + ((X_l - X_s) / l + X_s / s) * p^l
+
+    The second sum extrapolates the shorter list: beyond its end its agreement is assumed
+    to stay what it was at depth ``s``. For lists of equal length it is the familiar
+    ``(X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d``. 1 for identical lists, and
+    for a short list that agrees with the other's top (``["a", "b"]`` against ``["a", "b",
+    "c"]``), as the ``rbo`` package's ``rbo_ext`` gives; 0 for disjoint lists and when one
+    list is empty (nothing agrees at any depth); NaN when both are empty.
 
     Examples
     --------
@@ -46,23 +57,34 @@ def rank_biased_overlap(first, second, *, p: float = RBO_PERSISTENCE) -> float:
     1.0
     >>> rank_biased_overlap(["a", "b"], ["c", "d"])
     0.0
+    >>> round(rank_biased_overlap(["a", "b"], ["a", "b", "c", "d", "e"]), 12)
+    1.0
     """
     first, second = list(first), list(second)
-    k = max(len(first), len(second))
-    if k == 0:
-        return math.nan
-    seen_a, seen_b, overlap, total = set(), set(), 0, 0.0
-    for d in range(1, k + 1):
-        a = first[d - 1] if d <= len(first) else None
-        b = second[d - 1] if d <= len(second) else None
-        if a is not None:
-            overlap += a in seen_b or a == b
-            seen_a.add(a)
-        if b is not None and b != a:
-            overlap += b in seen_a
-            seen_b.add(b)
+    longer, shorter = (first, second) if len(first) >= len(second) else (second, first)
+    big, small = len(longer), len(shorter)
+    if small == 0:
+        return math.nan if big == 0 else 0.0
+    seen_long: set = set()
+    seen_short: set = set()
+    overlap, total, x_small = 0, 0.0, 0
+    for d in range(1, big + 1):
+        a = longer[d - 1]
+        b = shorter[d - 1] if d <= small else None
+        if a not in seen_long:
+            overlap += a in seen_short or a == b
+            seen_long.add(a)
+        if b is not None and b != a and b not in seen_short:
+            overlap += b in seen_long
+        if b is not None:
+            seen_short.add(b)
+        if d == small:
+            x_small = overlap
         total += overlap / d * p**d
-    return float(overlap / k * p**k + (1 - p) / p * total)
+        if d > small:
+            total += x_small * (d - small) / (small * d) * p**d
+    tail = ((overlap - x_small) / big + x_small / small) * p**big
+    return float((1 - p) / p * total + tail)
 
 
 def tau_ap(ranking, reference) -> float:
@@ -90,35 +112,53 @@ def tau_ap(ranking, reference) -> float:
     return float(2.0 * total / (n - 1) - 1.0)
 
 
-def pair_reading(recall_delta: float, rr_delta: float, *, k: int, recall: str | None = None) -> str:
+def pair_reading(
+    recall_delta: float, rr_delta: float, *, k: int, recall: str | None = None, significant=(True, True)
+) -> str:
     """The recall-vs-MRR reading of a pair's mean differences, one sentence.
 
     ``recall`` names the recall compared (default ``R@k``); :func:`changes` compares the recall of the
     whole lists, since a reranker moves documents into the top ``k`` without finding new ones.
+    ``significant`` says whether the paired test of each difference (recall, MRR) is significant: a
+    difference that is not is "no clear difference", and no verdict rests on it.
 
     Examples
     --------
     >>> pair_reading(0.0, 0.05, k=10)
     'R@10 unchanged, MRR@10 up (+0.0500): the same documents are found and ranked higher; the reranker is working.'
+    >>> pair_reading(0.003, -0.07, k=10, significant=(False, False))
+    'R@10 no clear difference (+0.0030), MRR@10 no clear difference (-0.0700): no clear difference.'
     """
 
-    def word(x):
-        return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down")
+    def word(x, clear):
+        return "unchanged" if abs(x) < _SAME else ("up" if x > 0 else "down") if clear else "no clear difference"
 
-    r, m = word(recall_delta), word(rr_delta)
+    r, m = word(recall_delta, significant[0]), word(rr_delta, significant[1])
     head = f"{recall or f'R@{k}'} {r}" + ("" if r == "unchanged" else f" ({recall_delta:+.4f})")
     head += f", MRR@{k} {m}" + ("" if m == "unchanged" else f" ({rr_delta:+.4f})")
-    if r == "unchanged" and m == "up":
+    flat = ("unchanged", "no clear difference")
+    if r in flat and m == "up":
         tail = "the same documents are found and ranked higher; the reranker is working."
-    elif r == "unchanged" and m == "down":
+    elif r in flat and m == "down":
         tail = "the same documents are found but ranked lower; the reordering hurts."
-    elif r == "unchanged":
+    elif r == m == "unchanged":
         tail = "no change in what is found or where the first relevant document lands."
+    elif r in flat:
+        tail = "no clear difference."
     elif r == "up":
         tail = "more relevant documents are found: retrieval improved."
     else:
         tail = "relevant documents are no longer found: retrieval lost them; fix recall before ordering."
     return f"{head}: {tail}"
+
+
+def _significant(table: pd.DataFrame, baseline: str, measures: list[str]) -> tuple[bool, ...]:
+    """Whether the paired t-test of each measure, system against baseline, is significant at 5%."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        result = stats.compare(table, baseline=baseline, measures=measures, test="t", correction=None)
+    p = result.table.set_index("measure")["p_value"]
+    return tuple(bool(np.isfinite(p[m]) and p[m] < 0.05) for m in measures)
 
 
 #: a cutoff beyond any list: R at it is the recall of the whole list
@@ -152,7 +192,8 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         ``entered`` and ``left`` (tuples of the relevant doc ids that entered or left
         the top k), ``n_entered``, ``n_left``, ``moves`` (a tuple of
         ``(doc_id, baseline_rank, system_rank)`` for every relevant document in
-        either top k whose rank changed, None where a list lacks it),
+        either top k whose rank changed, None where a list lacks it; shown as
+        ``d1: rank 3 -> 1``, see :class:`ChangesTable`),
         ``rbo`` and ``tau_ap`` (between the two top-k lists; no labels needed).
         ``attrs["rankviz"]`` holds ``system``, ``baseline``, ``measure``, ``k``,
         ``helped``, ``hurt``, ``unchanged`` (counts), ``recall_delta``, ``rr_delta``
@@ -200,7 +241,7 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
     lists, relevant = _ranked_lists(run, qrels, (baseline, system), options, rel, caller)
     roles = (chosen.name, rr.name, recall.name)
     rows = [_query_row(q, joined.loc[q], roles, lists, relevant, baseline, system, k) for q in joined.index]
-    result = pd.DataFrame(rows, columns=_COLUMNS)
+    result = ChangesTable(pd.DataFrame(rows, columns=_COLUMNS))
     result = result.sort_values(["delta", "query_id"], kind="mergesort").reset_index(drop=True)
     counts = result["outcome"].value_counts()
     recall_delta, rr_delta = float(result["recall_delta"].mean()), float(result["rr_delta"].mean())
@@ -209,10 +250,63 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
         "helped": int(counts.get("helped", 0)), "hurt": int(counts.get("hurt", 0)),
         "unchanged": int(counts.get("unchanged", 0)), "recall_delta": recall_delta, "rr_delta": rr_delta,
         "reading": pair_reading(
-            recall_delta, rr_delta, k=k, recall="recall" if options.depth is None else f"R@{options.depth}"
+            recall_delta, rr_delta, k=k, recall="recall" if options.depth is None else f"R@{options.depth}",
+            significant=_significant(table[table["system"].isin([baseline, system])], baseline,
+                                     [recall.name, rr.name]),
         ),
     }  # fmt: skip
     return result
+
+
+def _docs_text(docs) -> str:
+    """A tuple of doc ids as a reader sees it: ``r1, r2``, or ``none``."""
+    if not isinstance(docs, tuple):
+        return docs
+    return ", ".join(map(str, docs)) if docs else "none"
+
+
+def _moves_text(moves) -> str:
+    """``(("r1", 3, 1), ("r2", 1, None))`` as ``r1: rank 3 -> 1; r2: rank 1 -> not retrieved``, or ``none``."""
+    if not isinstance(moves, tuple):
+        return moves
+    if not moves:
+        return "none"
+
+    def rank(r):
+        return "not retrieved" if r is None else str(r)
+
+    return "; ".join(f"{d}: rank {rank(b)} -> {rank(s)}" for d, b, s in moves)
+
+
+class ChangesTable(pd.DataFrame):
+    """The table :func:`changes` returns: a DataFrame whose ``entered``, ``left`` and ``moves`` read as words.
+
+    The cells keep their tuples (``table["moves"].iloc[0]`` is ``(("r1", 3, 1),)``); only the
+    display (a notebook's HTML and ``repr``) writes them as ``r1, r2`` and ``r1: rank 3 -> 1``
+    (``none`` for an empty tuple, ``not retrieved`` for a rank a list lacks), so that a page
+    shows no raw tuples. Selections, sorts and ``head`` keep the display.
+    """
+
+    @property
+    def _constructor(self):
+        return ChangesTable
+
+    def _shown(self) -> pd.DataFrame:
+        shown = pd.DataFrame(self, copy=True)
+        for column, text in (("entered", _docs_text), ("left", _docs_text), ("moves", _moves_text)):
+            if column in shown.columns and not isinstance(shown[column], pd.DataFrame):
+                shown[column] = shown[column].map(text)
+        return shown
+
+    def _repr_html_(self):
+        shown: Any = self._shown()  # pandas-stubs do not declare _repr_html_
+        return shown._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(self._shown())
+
+    def to_string(self, *args, **kwargs) -> str:  # type: ignore[override]
+        return self._shown().to_string(*args, **kwargs)
 
 
 _COLUMNS = [

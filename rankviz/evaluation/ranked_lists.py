@@ -47,7 +47,8 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
         The query id (a value; the query-id *column* is named with ``columns={'query': ...}``).
     qrels : DataFrame, path or dict, optional
     system : str, optional
-        Which system, when the run has several (required then).
+        Which system: required when the run has several; a run of one system (a file read
+        with :func:`rankviz.read_run`, whose ``system`` column holds its tag) is that system.
     documents : DataFrame, optional
         ``doc_id`` and ``text`` (and optionally ``title``) columns; adds them to the list.
 
@@ -117,6 +118,8 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
 def _rows_of(arrays: RunArrays, query: str, system, judged: QrelsArrays | None) -> np.ndarray:
     """Row positions of one query (of one system) in the run arrays; an unknown query or system is an error."""
     if arrays.systems is not None:
+        if system is None and len(arrays.systems) == 1:  # read_run's one system: chosen by default
+            system = arrays.systems[0]
         if system is None:
             raise InputError(
                 f"ranked_list: the run holds {len(arrays.systems)} systems; choose one with system=, "

@@ -17,7 +17,8 @@ from ..measures import dispatch as kernels
 from ..stats.intervals import bootstrap_of
 from ..stats.options import StatsOptions, with_stats_options
 from . import slices
-from .pipeline import evaluated_cells, index_frame, metadata, system_cells, system_names, with_rel
+from .pipeline import evaluated_cells, index_frame, metadata, read_judgements, system_cells, system_names, with_rel
+from .provenance import model_share, warn_model_labels
 from .tie_effects import tie_spread
 
 __all__ = ["summary"]
@@ -93,7 +94,11 @@ def summary(
     - ``n_queries`` (evaluated), ``n_missing_from_run`` (judged but not retrieved),
       ``n_unjudged_in_run`` (retrieved without judgements), ``n_unannotated``
       (input without qrels: queries with no gold at all, left out unless
-      ``unannotated='zero'``).
+      ``unannotated='zero'``);
+    - ``model_share@k``, only for qrels with a ``kind`` column (a label store a model
+      judged into): the share of the judged documents in the system's top ``k`` that
+      a model graded (over all its queries, also in the rows of a ``by`` segment). A :class:`~rankviz.ModelLabelsWarning` says when that is most
+      of them for some system and no label is a person's.
 
     With ``by`` (and ``queries``, as in :func:`rankviz.evaluate`; see
     :mod:`rankviz.evaluation.slices`) one row per system and segment, indexed by ``system`` and
@@ -129,6 +134,7 @@ def summary(
     ) + [Measure("Judged", cutoff=k)]
     # attrs["rankviz"]["closed_world"] says whether the judgements were closed-world; no warning on top of it.
     extra = [] if by is None else slices.extra_measures(by, measures, options, run, queries)
+    qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures + extra, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
     if by is None:
@@ -146,6 +152,10 @@ def summary(
             parts.append(part.assign(**dict(zip(segments.columns, key))).set_index(list(segments.columns), append=True))
         table = pd.concat(parts).sort_index(level=0, sort_remaining=False, key=_system_order(j))
     table.attrs["rankviz"] = metadata(j, measures, options)
+    share = model_share(run, qrels, k=k, options=options, caller="summary")
+    if share is not None:  # qrels with a kind column (a label store a model judged into)
+        table[share.name] = table.index.get_level_values("system").map(share.to_dict()).to_numpy(dtype=float)
+        warn_model_labels(share, qrels, "summary")
     if options.ties == "trec_eval":
         _warn_if_ties_matter(j, measures[:-1], keep)
     return table

@@ -27,11 +27,16 @@
 A list gives one column per attribute and a segment per combination of their values, as
 ``DataFrame.groupby`` of several keys does. Numeric attributes with more than 10 distinct values
 (``n_relevant``, ``query_length``, ``judged_share``, numeric columns) are cut into 4 quantile bins
-(quartiles) of the evaluated cells with ``pandas.qcut`` (equal counts, repeated edges merged), each
-labelled ``"[lo, hi]"`` by the smallest and largest value inside; with 10 or fewer distinct values
-each value is its own segment. A query without a value (absent from a mapping, NaN) is in the
-segment ``"(missing)"``. Every segment column is an ordered categorical of strings (values in their
-natural order, bins ascending, ``"(missing)"`` last), named after its attribute.
+(quartiles) of the evaluated cells (order-statistic edges: equal counts, repeated edges merged,
+integers compared exactly, ``±inf`` a value like any other), each labelled ``"[lo, hi]"`` by the
+smallest and largest value inside; with 10 or fewer distinct values each value is its own segment.
+A string attribute stays a string: ``"01"``, ``"1"`` and ``"1.0"`` are three segments, as they are
+three ids. Labels are distinct whenever values are (numbers get more digits when 4 significant
+ones would merge two). A query without a value (absent from a mapping, NaN) is in the segment
+``"(missing)"``; a value that is a list or an array is refused, as is ``by="system"`` or
+``by="query_id"`` (already a key of every result). Every segment column is an ordered categorical
+of strings (values in their natural order, bins ascending, ``"(missing)"`` last), named after its
+attribute. The rule is :mod:`rankviz.stats.attribute_bins`', shared with :func:`rankviz.failure_slices`.
 
 The per-segment numbers are a pandas groupby of the per-query table: ``evaluate(..., by=b,
 per_query=True)`` returns that table with the segment columns, and ``evaluate(..., by=b)`` equals
@@ -44,7 +49,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -56,7 +60,7 @@ from .._errors import ColumnError, InputError
 from ..io.per_query import query_texts
 from ..measures import Measure, parse_measures
 from ..measures import dispatch as kernels
-from ..stats.failure_causes import MAX_LEVELS
+from ..stats.attribute_bins import MISSING, attribute_segments, check_scalars
 from ..stats.segments import Slices, bootstrap_by_of, compare_by_of
 from .pipeline import evaluated_cells, index_frame, metadata, read_run_input, with_rel
 
@@ -78,9 +82,7 @@ __all__ = [
 BUILT_IN = ("n_relevant", "query_length", "first_hit", "judged_share")
 #: the first-hit rank buckets, in order
 FIRST_HIT_BUCKETS = ("1", "2-3", "4-10", ">10", "none")
-#: the segment of a query without a value
-MISSING = "(missing)"
-#: quantile bins of a numeric attribute with more than MAX_LEVELS distinct values
+#: quantile bins of a numeric attribute with more than 10 distinct values (rankviz.stats.attribute_bins)
 BINS = 4
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -141,13 +143,21 @@ def _mapped(mapping, ids: np.ndarray, what: str) -> pd.Series:
             raise InputError(f"by: {what} has query {str(dup)!r} twice; give each query id one segment.")
         keys, values = mapping.index.astype("str"), mapping.to_numpy(dtype=object)
     else:
-        keys, values = pd.Index([str(k) for k in mapping]), np.asarray(list(mapping.values()), dtype=object)
-    lookup = pd.Series(values, index=keys)
+        keys, values = pd.Index([str(k) for k in mapping]), _objects(list(mapping.values()))
+    lookup = pd.Series(values, index=keys, dtype=object)
     if lookup.index.has_duplicates:
         dup = lookup.index[lookup.index.duplicated()][0]
         raise InputError(f"by: {what} has query {dup!r} twice (as different types); give each query id one segment.")
     found = lookup.reindex(pd.Index(ids))
     return pd.Series(found.to_numpy(dtype=object))
+
+
+def _objects(items: list) -> np.ndarray:
+    """A 1-d object array of ``items`` as they are (lists stay lists, to be refused by name, not broadcast)."""
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
 
 
 def _run_column(run, name: str, j, options: EvalOptions) -> pd.Series:
@@ -157,6 +167,7 @@ def _run_column(run, name: str, j, options: EvalOptions) -> pd.Series:
     system = find_column(frame, "system", options.columns.get("system"), required=False, what="run")
     keys = [query] if system is None or j.systems is None else [system, query]
     part = frame[keys + [name]].astype(dict.fromkeys(keys, "str"))
+    check_scalars(part[name], name, "by", ids=part[query].to_numpy())
     counts = part.groupby(keys, sort=False)[name].nunique(dropna=False)
     if (counts > 1).any():
         where = counts[counts > 1].index[0]
@@ -202,48 +213,15 @@ def _built_in(name: str, j, values: dict, options: EvalOptions, measures, querie
     return pd.Series(values[Measure("Judged", cutoff=k).name])
 
 
-def _labelled(values: pd.Series, keep: np.ndarray, bins: int) -> pd.Categorical:
-    """The segment labels of one attribute: quantile bins of a numeric one with many values, else its values."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        cats = [str(c) for c in values.cat.categories]
-        shown = values.astype(object).map(lambda v: MISSING if pd.isna(v) else str(v))
-        used = cats + ([MISSING] if (shown == MISSING).any() else [])
-        return pd.Categorical(shown, categories=list(dict.fromkeys(used)), ordered=True)
-    missing = values.isna().to_numpy()
-    numeric = pd.to_numeric(values, errors="coerce")
-    is_numeric = bool(numeric.notna().sum() == (~missing).sum()) and not all(
-        isinstance(v, (bool, np.bool_)) for v in values[~missing]
-    )
-    labels = np.full(len(values), MISSING, dtype=object)
-    if is_numeric and numeric[keep & ~missing].nunique() > MAX_LEVELS:
-        kept = numeric[keep & ~missing]
-        edges = np.unique(np.quantile(kept.to_numpy(dtype=np.float64), np.linspace(0, 1, bins + 1)))
-        cut = pd.cut(numeric, cast(Any, edges), include_lowest=True, duplicates="drop")  # stubs: bins as a Sequence
-        order = []
-        for interval in cut.cat.categories:
-            inside = (cut == interval).to_numpy()
-            if not (inside & keep).any():
-                continue
-            shown = numeric[inside & keep]
-            label = f"[{_number(shown.min())}, {_number(shown.max())}]"
-            labels[inside] = label
-            order.append(label)
-    elif is_numeric:
-        distinct = sorted(set(numeric[~missing].tolist()))
-        text = {v: _number(v) for v in distinct}
-        labels[~missing] = [text[v] for v in numeric[~missing]]
-        order = list(dict.fromkeys(text[v] for v in distinct))
-    else:
-        strings = values[~missing].astype(str)
-        labels[~missing] = strings.to_numpy(dtype=object)
-        order = sorted(set(strings))
-    categories = order + ([MISSING] if (labels == MISSING).any() else [])
-    return pd.Categorical(labels, categories=categories, ordered=True)
-
-
-def _number(value) -> str:
-    value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.4g}"
+def _id_columns(run, options: EvalOptions) -> dict[str, str]:
+    """The names ``by=`` cannot slice by: the run's id columns (and their canonical names), each with its role."""
+    names = {"query_id": "query", "system": "system"}
+    if isinstance(run, pd.DataFrame):
+        for role in ("query", "system"):
+            found = find_column(run, role, options.columns.get(role), required=False, what="run")
+            if found is not None:
+                names[str(found)] = role
+    return names
 
 
 def cell_segments(by, j, keep, values: dict, *, run, queries, measures, options: EvalOptions) -> pd.DataFrame:
@@ -251,11 +229,18 @@ def cell_segments(by, j, keep, values: dict, *, run, queries, measures, options:
     ids = np.tile(np.asarray(j.queries, dtype=object), j.n_systems).astype(str)
     given = read_run_input(run)
     run_columns = set(given.columns) if isinstance(given, pd.DataFrame) else set()
+    own = _id_columns(given, options)
     out: dict[str, pd.Categorical] = {}
     for position, item in enumerate(_items(by)):
         name = _name(item, position, out)
         if name in out:
             raise InputError(f"by: two attributes are both named {name!r}; name the Series differently.")
+        if isinstance(item, str) and item in own:
+            raise InputError(
+                f"by={item!r}: that is the {own[item]} id, already a key of every sliced result (a row per system, "
+                "and per query with per_query=True), so it is no segment. Pass a query attribute: a column of the "
+                "run or of queries=, a built-in name, or a mapping/Series from query id to segment."
+            )
         if isinstance(item, str) and item in run_columns:
             raw = _run_column(given, item, j, options)
         elif isinstance(item, str) and isinstance(queries, pd.DataFrame) and item in queries.columns:
@@ -277,7 +262,7 @@ def cell_segments(by, j, keep, values: dict, *, run, queries, measures, options:
                 f"by: each attribute must be a column name, a built-in name ({', '.join(BUILT_IN)}), a mapping or a "
                 f"Series from query id to segment. Got {type(item).__name__} instead."
             )
-        out[name] = _labelled(raw, keep, BINS)
+        out[name] = attribute_segments(raw, keep, bins=BINS, name=name, caller="by", ids=ids).labels
     return pd.DataFrame(out)
 
 

@@ -29,6 +29,7 @@ and never modified.
 
 from __future__ import annotations
 
+import numbers
 import os
 import sqlite3
 from pathlib import Path
@@ -51,6 +52,8 @@ __all__ = [
     "schema_version",
     "resolve_qrels",
     "read_store_qrels",
+    "check_text",
+    "check_grade",
 ]
 
 #: the first 16 bytes of every SQLite 3 database file
@@ -68,6 +71,38 @@ _PROVENANCE = ("kind", "judge", "fingerprint", "raw")
 _COLUMNS = _V1_COLUMNS + _PROVENANCE
 _FAILURE_COLUMNS = ("id", "query_id", "doc_id", "annotator", "judge", "fingerprint", "time", "reason", "raw")
 _MAX_GRADE = 2**53
+
+
+def check_text(value, name: str, caller: str) -> str:
+    """An id or a name as a store keeps it: a non-empty string (ints are accepted and written as their digits).
+
+    Every row a store writes passes this (``LabelStore.add`` and every import).
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, numbers.Integral)):
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a string. Got {type(value).__name__} {value!r} instead."
+        )
+    text = str(value)
+    if not text.strip():
+        raise InputError(f"The {name!r} parameter of {caller} must be a non-empty string. Got {value!r} instead.")
+    return text
+
+
+def check_grade(value, caller: str, name: str = "grade") -> int:
+    """A grade as a store keeps it: an integer (an integral float is accepted) of magnitude at most 2**53."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, float, np.floating)):
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
+        )
+    if isinstance(value, (float, np.floating)) and not (np.isfinite(value) and float(value).is_integer()):
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
+        )
+    if abs(int(value)) > _MAX_GRADE:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be at most 2**53 in magnitude. Got {value!r} instead."
+        )
+    return int(value)
 
 
 def is_sqlite_file(path) -> bool:

@@ -337,6 +337,11 @@ def split_fields(
     (['d1', 'd2'], [1, 3])
     """
     text, skipped, original = _without_comments(text) if comments else (text, [], [])
+    if text.lstrip("\ufeff \t\r\n").startswith("{"):  # no TREC line starts so: a JSON-lines log
+        raise TrecFormatError(
+            f"{name}: the file starts with '{{': it looks like a JSON-lines log, not a {what} file; read it "
+            "with rankviz.read_jsonl(path) (its .run and .qrels); rankviz eval, diff and report read such logs as is."
+        )
     _check_characters(name, text)
     counts = _fields_per_line(text)
     rows = np.flatnonzero(counts)

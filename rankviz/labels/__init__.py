@@ -14,6 +14,12 @@
 :func:`stability`
     Whether the system ordering survives the other labeller: Kendall's tau, tau_AP,
     the pairs that swap, the significant differences that flip.
+:func:`llm_judge`, :func:`callable_judge`
+    Judges: a model behind an OpenAI-compatible chat-completions API (our own
+    documented prompt, strict parsing, retries), or any Python function.
+:func:`judge_pairs`
+    Judge pairs into a store: each grade (or failure, with its reason) committed as
+    it arrives, the pairs this judge graded before skipped; a :class:`JudgeReport`.
 
 Labels from a model, checked against people:
 
@@ -37,6 +43,9 @@ from .alignment import Alignment, SelfConsistency, alignment, self_consistency
 from .corrected import Corrected, corrected
 from .design import Design
 from .holes import bounds, holes
+from .judges import CallableJudge, Judge, Judgement, callable_judge
+from .judging import JudgeReport, judge_pairs
+from .llm import DEFAULT_PROMPT, GRADE_DEFINITIONS, LLMJudge, llm_judge, parse_grade
 from .plan import Plan, plan
 from .simulate import sample_queries, simulate_judge
 from .stability import stability
@@ -45,16 +54,27 @@ from .store import LabelStore
 __all__ = [
     "Agreement",
     "Alignment",
+    "CallableJudge",
     "Corrected",
+    "DEFAULT_PROMPT",
     "Design",
+    "GRADE_DEFINITIONS",
+    "Judge",
+    "JudgeReport",
+    "Judgement",
+    "LLMJudge",
     "LabelStore",
     "Plan",
     "SelfConsistency",
     "agreement",
     "alignment",
     "bounds",
+    "callable_judge",
     "corrected",
     "holes",
+    "judge_pairs",
+    "llm_judge",
+    "parse_grade",
     "plan",
     "sample_queries",
     "self_consistency",

@@ -4,74 +4,167 @@ Each task is ``{"id": ..., "data": {...}, "annotations": [...]}``; each annotati
 has ``result`` (a list of ``{"type": ..., "value": {...}}``), ``completed_by``
 (a user id, or an object with an ``email``), ``was_cancelled`` and
 ``created_at``/``updated_at``. A grade comes from the first result holding
-``choices`` (mapped through ``grades``, or a choice that is an integer itself),
-``rating`` or ``number``.
+``choices`` (one choice, mapped through ``grades``, or a choice that is an integer
+itself), ``rating`` or ``number``.
+
+Every row passes the checks of :meth:`rankviz.labels.LabelStore.add` (through
+:func:`rankviz.io.label_file.check_text` and :func:`~rankviz.io.label_file.check_grade`):
+ids are non-empty strings (or ints), grades integers of magnitude at most 2**53, so
+a grade mapping of 1.7, a null or list id or a rating of 2**60 is refused, naming the
+task. Times are read as ISO 8601 instants (a time without an offset is UTC) and
+compared as instants, so the latest annotation wins whatever offsets the export uses.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
+import os
 from collections.abc import Mapping
 
+from .._core.checks import shown
 from .._errors import InputError
+from ..io.label_file import check_grade, check_text
 
-__all__ = ["label_studio_rows"]
+__all__ = ["label_studio_rows", "read_label_studio"]
 
 _CALLER = "LabelStore.import_label_studio"
+_FIX = "export the project from Label Studio as 'JSON' (Export > JSON) and pass that file"
 
 
-def _annotator(annotation: Mapping) -> str:
+def read_label_studio(path) -> list:
+    """The parsed tasks of an export file (UTF-8 JSON), or an InputError saying what the file is instead."""
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise InputError(
+            f"{_CALLER}: cannot read {name!r} ({error.strerror or error}); give the export's path."
+        ) from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and (data[0] == 0 or data[1] == 0)):
+        raise InputError(f"{_CALLER}: {name!r} is UTF-16 text, not UTF-8 JSON; {_FIX}, or convert it to UTF-8.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{_CALLER}: {name!r} is not UTF-8 text (byte {error.start} is {data[error.start]:#04x}): a binary or "
+            f"differently encoded file; {_FIX}."
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{_CALLER}: {name!r} is not JSON ({error}); {_FIX}.") from None
+    except RecursionError:
+        raise InputError(
+            f"{_CALLER}: {name!r} is JSON nested too deeply to read (thousands of levels); it is no Label Studio "
+            f"export: {_FIX}."
+        ) from None
+
+
+def _annotator(annotation: Mapping, where: str) -> str:
     who = annotation.get("completed_by")
     if isinstance(who, Mapping):
         who = who.get("email") or who.get("id")
-    return "label-studio" if who is None else (str(who) if "@" in str(who) else f"label-studio:{who}")
+    if who is None:
+        return "label-studio"
+    who = check_text(who, "completed_by", f"{_CALLER} ({where})")  # a user id or an email, never a list's repr
+    return who if "@" in who else f"label-studio:{who}"
 
 
 def _choice_grade(choice, grades: Mapping | None, where: str) -> int:
+    if isinstance(choice, (Mapping, list, tuple, set)):
+        raise InputError(
+            f"{_CALLER}: {where} chose {shown(choice)}, a {type(choice).__name__}, not a choice label; each choice is a "
+            "string (Label Studio's Choices tag), mapped to a grade with grades=."
+        )
     if grades is not None and choice in grades:
-        return int(grades[choice])
+        return check_grade(grades[choice], _CALLER, name=f"grades[{choice!r}]")
     try:
-        return int(str(choice).strip())
+        number = int(str(choice).strip())
     except ValueError:
         known = f" (grades= maps {', '.join(map(repr, grades))})" if grades else ""
         raise InputError(
             f"{_CALLER}: {where} chose {choice!r}, which is not a grade{known}. Pass grades={{{choice!r}: 1, ...}} "
             "mapping every choice label to a grade."
         ) from None
+    return check_grade(number, f"{_CALLER} ({where})", name="choice")
+
+
+def _choices(value, where: str) -> list:
+    choices = value["choices"]
+    if isinstance(choices, (str, int)) and not isinstance(choices, bool):
+        return [choices]  # one choice given bare
+    if not isinstance(choices, list):
+        raise InputError(
+            f"{_CALLER}: {where} has 'choices' {shown(choices)}, a {type(choices).__name__}; Label Studio writes a "
+            "list of choice labels (['Relevant']). Correct the export, or re-export it as 'JSON'."
+        )
+    if len(choices) > 1:
+        raise InputError(
+            f"{_CALLER}: {where} chose several labels {shown(choices)}; a grade is one choice. Make the Choices tag "
+            'single-choice (choice="single") and re-export, or keep one choice per annotation.'
+        )
+    return choices
 
 
 def _grade(annotation: Mapping, grades: Mapping | None, where: str) -> int | None:
     """The grade an annotation gives (None when it holds no choice, rating or number)."""
-    for result in annotation.get("result") or []:
+    results = annotation.get("result") or []
+    for result in results if isinstance(results, list) else []:
         value = result.get("value") if isinstance(result, Mapping) else None
         if not isinstance(value, Mapping):
             continue
-        if value.get("choices"):
-            return _choice_grade(value["choices"][0], grades, where)
+        if value.get("choices") not in (None, [], ""):
+            choices = _choices(value, where)
+            return _choice_grade(choices[0], grades, where)
         for key in ("rating", "number"):
-            if isinstance(value.get(key), (int, float)) and float(value[key]).is_integer():
-                return int(value[key])
+            if value.get(key) is not None:
+                return check_grade(value[key], f"{_CALLER} ({where})", name=key)
     return None
 
 
 def _ids(task: Mapping, query_key: str, doc_key: str, where: str) -> tuple[str, str]:
     data = task.get("data")
     if not isinstance(data, Mapping) or query_key not in data or doc_key not in data:
-        found = sorted(data) if isinstance(data, Mapping) else []
+        found = sorted(map(str, data)) if isinstance(data, Mapping) else []
         raise InputError(
             f"{_CALLER}: {where} has no {query_key!r} and {doc_key!r} in its data (it has {', '.join(map(repr, found)) or 'none'}). "
             "Name the keys that hold the query and document ids with query_key= and doc_key=."
         )
-    return str(data[query_key]), str(data[doc_key])
+    caller = f"{_CALLER} ({where}, data)"
+    return check_text(data[query_key], query_key, caller), check_text(data[doc_key], doc_key, caller)
+
+
+def _instant(annotation: Mapping, where: str) -> datetime.datetime | None:
+    """The annotation's time as a UTC instant (``updated_at``, else ``created_at``; a time without offset is UTC)."""
+    when = annotation.get("updated_at") or annotation.get("created_at")
+    if when is None or when == "":
+        return None
+    try:
+        instant = datetime.datetime.fromisoformat(str(when).strip())
+    except ValueError:
+        raise InputError(
+            f"{_CALLER}: {where} has the time {shown(when)}, which is not an ISO 8601 time "
+            "('2024-01-31T10:00:00Z'); correct it or remove updated_at/created_at from that annotation."
+        ) from None
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=datetime.UTC)
+    return instant.astimezone(datetime.UTC)
 
 
 def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping | None):
-    """(query id, doc id, grade, annotator, time) for every completed annotation, in the order of their times.
+    """(query id, doc id, grade, annotator, time) for every completed annotation, oldest first.
+
+    ``time`` is the annotation's UTC instant in ISO 8601 (``...+00:00``), or ``""``
+    when it has none (such annotations come first, in the export's order).
 
     Raises
     ------
     rankviz.InputError
-        For an export that is not a list of tasks, a task without the id keys, or a
-        choice that is no grade.
+        For an export that is not a list of tasks, a task without the id keys, an id or
+        a grade that :meth:`rankviz.labels.LabelStore.add` would refuse, a choice that
+        is no grade, or a time that is not ISO 8601.
     """
     if isinstance(export, Mapping):
         export = [export]
@@ -79,17 +172,23 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
         raise InputError(
             f"{_CALLER}: expected Label Studio's JSON export, a list of tasks. Got {type(export).__name__} instead."
         )
+    if grades is not None and not isinstance(grades, Mapping):
+        raise InputError(
+            f"The 'grades' parameter of {_CALLER} must be a dict from choice label to grade "
+            f"({{'Relevant': 1, 'Not relevant': 0}}). Got {shown(grades)} instead."
+        )
     rows = []
     for number, task in enumerate(export):
-        where = f"task {task.get('id', number)!r}"
-        annotations = [a for a in task.get("annotations") or task.get("completions") or [] if isinstance(a, Mapping)]
-        for annotation in annotations:
-            if annotation.get("was_cancelled"):
+        where = f"task {shown(task.get('id', number))}"
+        annotations = task.get("annotations") or task.get("completions") or []
+        for annotation in annotations if isinstance(annotations, list) else []:
+            if not isinstance(annotation, Mapping) or annotation.get("was_cancelled"):
                 continue
             grade = _grade(annotation, grades, where)
             if grade is None:
                 continue
             query_id, doc_id = _ids(task, query_key, doc_key, where)
-            when = annotation.get("updated_at") or annotation.get("created_at") or ""
-            rows.append((query_id, doc_id, grade, _annotator(annotation), str(when)))
-    return sorted(rows, key=lambda row: row[4])
+            rows.append((query_id, doc_id, grade, _annotator(annotation, where), _instant(annotation, where)))
+    minimum = datetime.datetime.min.replace(tzinfo=datetime.UTC)
+    rows.sort(key=lambda row: minimum if row[4] is None else row[4])
+    return [(*row[:4], "" if row[4] is None else row[4].isoformat(timespec="microseconds")) for row in rows]

@@ -9,21 +9,18 @@ row without a grade, so the whole history stays in the file.
 from __future__ import annotations
 
 import datetime
-import json
-import numbers
 import os
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Mapping
 
-import numpy as np
 import pandas as pd
 
 from .._core.long_run import resolve_qrels
 from .._errors import InputError
 from ..io import label_file as fmt
 from ..io import qrels_from_dict, read_qrels, write_qrels
-from .label_studio import label_studio_rows
+from .label_studio import label_studio_rows, read_label_studio
 
 __all__ = ["LabelStore"]
 
@@ -79,32 +76,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
 
 
-def _text(value, name: str, caller: str) -> str:
-    """An id or a name as a non-empty string (ints are accepted and written as their digits)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, numbers.Integral)):
-        raise InputError(
-            f"The {name!r} parameter of {caller} must be a string. Got {type(value).__name__} {value!r} instead."
-        )
-    text = str(value)
-    if not text.strip():
-        raise InputError(f"The {name!r} parameter of {caller} must be a non-empty string. Got {value!r} instead.")
-    return text
-
-
-def _grade(value, caller: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, float, np.floating)):
-        raise InputError(
-            f"The 'grade' parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
-        )
-    if isinstance(value, (float, np.floating)) and not (np.isfinite(value) and float(value).is_integer()):
-        raise InputError(
-            f"The 'grade' parameter of {caller} must be an integer grade (0, 1, 2, ...). Got {value!r} instead."
-        )
-    if abs(int(value)) > 2**53:
-        raise InputError(
-            f"The 'grade' parameter of {caller} must be at most 2**53 in magnitude. Got {value!r} instead."
-        )
-    return int(value)
+_text, _grade = fmt.check_text, fmt.check_grade  # the one check of every id and grade written (add, imports)
 
 
 def _create(path: str) -> None:
@@ -377,16 +349,18 @@ class LabelStore:
         -------
         int
             The number of judgements added (cancelled annotations are skipped).
+
+        Raises
+        ------
+        rankviz.InputError
+            Naming the task, for any row :meth:`add` would refuse (an empty, null or list id;
+            a grade that is no integer of magnitude at most 2**53, also through ``grades``),
+            several choices, a time that is not ISO 8601; and for a file that is not UTF-8
+            JSON. Nothing is written then. Times are compared as UTC instants.
         """
         if isinstance(export, (str, os.PathLike)):
             source = f"label-studio:{os.path.basename(os.fspath(export))}"
-            try:
-                with open(export, encoding="utf-8") as handle:
-                    export = json.load(handle)
-            except json.JSONDecodeError as error:
-                raise InputError(
-                    f"LabelStore.import_label_studio: {source[13:]!r} is not JSON ({error}); export the project as 'JSON'."
-                ) from None
+            export = read_label_studio(export)
         else:
             source = "label-studio"
         found = label_studio_rows(export, query_key=query_key, doc_key=doc_key, grades=grades)

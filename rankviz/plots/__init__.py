@@ -58,6 +58,9 @@ changes
 slices
     Per segment of ``rankviz.bootstrap(..., by=...)``: each system's mean with its interval.
     (:mod:`~rankviz.plots.slices`)
+funnel
+    The stages of :func:`rankviz.stages`, left to right: the share of queries and of relevant documents
+    still present, with intervals, for one pipeline or several. (:mod:`~rankviz.plots.funnel`)
 RunPlots
     ``df.rank.plot``: each plot above, evaluating the run first.
     (:mod:`~rankviz.plots.namespace`)
@@ -75,6 +78,7 @@ from .diagnosis import recall_vs_mrr
 from .differences import paired_differences
 from .distributions import rr_distribution
 from .failure_causes import failure_causes
+from .funnel import funnel
 from .intervals import ci
 from .namespace import RunPlots
 from .resampled import bootstrap_distribution
@@ -92,5 +96,6 @@ __all__ = [
     "failure_causes",
     "changes",
     "slices",
+    "funnel",
     "RunPlots",
 ]

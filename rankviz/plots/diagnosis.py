@@ -141,7 +141,10 @@ def prepare_recall_vs_mrr(
         queries there, marker ``size``), 'system' (a system's means, ``label`` its
         name, ``quadrant`` its reading: a key of :data:`QUADRANTS`, 'reference'
         for the system that sets the split, 'median' for a system on a median
-        split line, or None) or 'quadrant' (``label`` the
+        split line, or None; ``verdict`` the advice, given only where the paired t-tests behind it
+        (``recall_p``, ``mrr_p``: the system against the nearest system across the split line, the
+        reference system, or the given split value) are significant at 5%, else "no clear difference",
+        and "untested" for a table of means) or 'quadrant' (``label`` the
         quadrant's text, ``share`` of the queries in it with one system and
         ``per_query``); ``color`` is a palette position. ``attrs`` holds
         ``split`` ((recall, MRR) or None), ``split_text``, ``n_colors``,
@@ -200,10 +203,31 @@ def prepare_recall_vs_mrr(
     ]
     if where is not None and len(parts) == 1 and table.query is not None and split == "median":
         systems["quadrant"] = None  # read against its own queries' medians, the system itself has no reading
+    tested = _tested_sides(frame, table, systems, where, split, reference, (r_col, rr_col))
+    systems["recall_p"], systems["mrr_p"] = tested[0], tested[1]
+    systems["verdict"] = [
+        _verdict(q, pr, pm, table.query is not None)
+        for q, pr, pm in zip(systems["quadrant"], systems["recall_p"], systems["mrr_p"])
+    ]
     shares = _query_shares(pooled[0], where) if per_query and len(parts) == 1 and where is not None else {}
     quadrants = pd.DataFrame([{"kind": "quadrant", "label": key, "share": shares.get(key)} for key in QUADRANTS])
     out = pd.concat([*clouds, systems, quadrants], ignore_index=True)
-    out = out.reindex(columns=["kind", "label", "x", "y", "count", "size", "color", "quadrant", "share"])
+    out = out.reindex(
+        columns=[
+            "kind",
+            "label",
+            "x",
+            "y",
+            "count",
+            "size",
+            "color",
+            "quadrant",
+            "share",
+            "recall_p",
+            "mrr_p",
+            "verdict",
+        ]
+    )
     out.attrs = {
         "split": where,
         "split_text": split_text,
@@ -304,7 +328,7 @@ def _recall_column(frame, k, recall_k, caller) -> str:
     return f"R@{recall_k}"
 
 
-def _entry(name, quadrant) -> str:
+def _entry(name, quadrant, verdict=None) -> str:
     if quadrant == "reference":
         return f"{name} — the reference"
     if quadrant == "median":
@@ -312,7 +336,88 @@ def _entry(name, quadrant) -> str:
     if quadrant is None or pd.isna(quadrant):
         return str(name)
     _, _, arrow, reading, advice = QUADRANTS[quadrant]
+    if verdict == NO_CLEAR:
+        return f"{name} — {arrow} {NO_CLEAR} (not significant)"
+    if verdict == UNTESTED:
+        return f"{name} — {arrow} {reading} (means only: untested)"
     return f"{name} — {arrow} {advice} ({reading})"
+
+
+#: the verdicts that are not advice: the tests behind it are not significant, or there are no per-query values
+NO_CLEAR, UNTESTED, ALPHA = "no clear difference", "untested", 0.05
+
+
+def _verdict(quadrant, recall_p, mrr_p, has_queries: bool):
+    """The advice of a quadrant, only where the tests that decide it are significant.
+
+    "fix retrieval first" rests on recall being clearly low; "a reranker helps" on recall clearly high
+    and MRR clearly low; "works" on both clearly high.
+    """
+    if quadrant not in QUADRANTS:
+        return None
+    if not has_queries:
+        return UNTESTED
+    needed = (recall_p,) if quadrant in ("tl", "bl") else (recall_p, mrr_p)
+    clear = all(p is not None and np.isfinite(p) and p < ALPHA for p in needed)
+    return QUADRANTS[quadrant][4] if clear else NO_CLEAR
+
+
+def _tested_sides(frame, table, systems, where, split, reference, columns) -> tuple[list, list]:
+    """Per system, the p-values of the paired t-tests behind its side of each split line (recall, MRR).
+
+    Against the given split value (one-sample), the reference system, or, for the median split, the system
+    nearest the line on the other side (the median system itself with an odd number of systems).
+    """
+    import warnings
+
+    from scipy import stats as scipy_stats
+
+    from .._errors import DegenerateDataWarning
+    from ..stats import compare
+
+    n = len(systems)
+    if where is None or table.query is None or (table.system is None and not isinstance(split, tuple)):
+        return [np.nan] * n, [np.nan] * n
+    by_system = dict(groups(frame, table.system))
+    out: list[list] = [[], []]
+    for axis, (col, line) in enumerate(zip(columns, where)):
+        means = dict(zip(systems["label"], systems["x" if axis == 0 else "y"]))
+        for name in systems["label"]:
+            own = by_system.get(name if table.system else None)
+            if own is None or name == reference:
+                out[axis].append(np.nan)
+                continue
+            if isinstance(split, tuple):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    p = float(
+                        scipy_stats.ttest_1samp(values(own, col, "recall_vs_mrr"), line, nan_policy="omit").pvalue
+                    )
+                out[axis].append(p)
+                continue
+            other = reference or _across(name, means, line)
+            if other is None:
+                out[axis].append(np.nan)
+                continue
+            pair = frame[frame[table.system].astype(str).isin([str(name), str(other)])]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateDataWarning)
+                result = compare(
+                    pair.rename(columns={table.system: "system", table.query: "query_id"}),
+                    baseline=str(other),
+                    measures=[col],
+                    test="t",
+                    correction=None,
+                )
+            out[axis].append(float(result.table["p_value"].iloc[0]))
+    return out[0], out[1]
+
+
+def _across(name, means: dict, line: float):
+    """The system nearest the split line on the other side of it from ``name`` (on it counts as the other side)."""
+    high = means[name] > line
+    others = [(abs(m - line), s) for s, m in means.items() if s != name and ((m <= line) if high else (m >= line))]
+    return min(others, key=lambda t: t[0])[1] if others else None
 
 
 @style.literal_text
@@ -363,7 +468,7 @@ def draw_recall_vs_mrr(frame: pd.DataFrame, ax, **kwargs) -> Axes:
                 markersize=8,
                 markerfacecolor=look["color"][0],
                 markeredgecolor="black",
-                label=_entry(point.label, point.quadrant),
+                label=_entry(point.label, point.quadrant, point.verdict),
             )
         )
     quadrants = frame[frame["kind"] == "quadrant"]

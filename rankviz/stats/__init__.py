@@ -16,7 +16,7 @@ Bootstrap
     :class:`DegenerateDataWarning` says so.
 Paired comparisons
     For each system x measure against a baseline, paired by query id
-    (:mod:`rankviz.paired`): the mean difference with its paired t-interval (or a
+    (:mod:`rankviz.stats.paired`): the mean difference with its paired t-interval (or a
     bootstrap interval by name), a p-value from a
     Fisher randomization (sign-flip) test with the +1 correction of Phipson &
     Smyth (2010) (exact enumeration when 2**n <= n_resamples), a paired t-test or a
@@ -26,6 +26,10 @@ Paired comparisons
 Failure causes
     :func:`failure_slices`: attribute values, numeric bins and query-text terms over-represented among a
     system's failures (Fisher's exact test, Benjamini-Hochberg across every candidate).
+Suites and leaderboards
+    :func:`suite_intervals` (stratified or two-level bootstrap of per-dataset means and the macro
+    average), :func:`meta_analysis` (random effects across datasets) and :func:`ranks` (simultaneous
+    rank intervals and tiers), on per-query tables with a ``dataset`` column.
 The zero problem
     MRR mixes two things: how often the first relevant item is found at all, and
     how high it is when found. For RR measures every bootstrap result also reports
@@ -47,7 +51,10 @@ from .intervals import bootstrap
 from .many_systems import CORRECTIONS, TESTS, all_pairs, significance_table, tukey_hsd_p
 from .paired import DIFFERENCE_INTERVALS, compare, paired_differences, power
 from .power_analysis import PowerResult
+from .rank_intervals import RankIntervals, ranks
 from .results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
+from .suite_compare import suite_compare
+from .suites import MetaAnalysis, SuiteIntervals, meta_analysis, suite_intervals
 from .table_exports import SignificanceTable
 
 __all__ = [
@@ -71,4 +78,11 @@ __all__ = [
     "TESTS",
     "CORRECTIONS",
     "failure_slices",
+    "suite_intervals",
+    "suite_compare",
+    "SuiteIntervals",
+    "meta_analysis",
+    "MetaAnalysis",
+    "ranks",
+    "RankIntervals",
 ]

@@ -21,19 +21,21 @@ rare term is pulled towards "no difference" and needs many failures to score hig
 from __future__ import annotations
 
 import math
+import numbers
 import re
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_int
+from .._core.checks import check_int, shown
 from .._core.columns import columns_text, find_column
 from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
 from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
+from .attribute_bins import MISSING, attribute_segments, check_bins
 from .inference import benjamini_hochberg
 
-__all__ = ["failure_slices", "FAILURE_COLUMNS", "text_terms"]
+__all__ = ["failure_slices", "FAILURE_COLUMNS", "STOPWORDS", "text_terms"]
 
 #: the columns of :func:`failure_slices`' table, in order
 FAILURE_COLUMNS = (
@@ -50,10 +52,18 @@ FAILURE_COLUMNS = (
     "q_value",
 )
 
-#: a numeric attribute with more distinct values than this is cut into quantile bins
-MAX_LEVELS = 10
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+#: English function words: a phrase that starts or ends with one is not tested (its other word is)
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her here
+    hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other
+    our ours out over own same she should so some such than that the their theirs them then there these they this
+    those through to too under until up very was we were what when where which while who whom why will with would
+    you your yours""".split()
+)
 
 
 def text_terms(text: str, *, phrases: bool = True) -> set[str]:
@@ -106,18 +116,22 @@ def failure_slices(
         whose names parse as measures, ``RR@10``, ``nDCG@10``, ...) and every column
         of ``queries`` but its id and text. The text is always tested when ``queries`` has one.
     threshold : float, default 0.0
-        A query fails when its measure is at most this.
+        A query fails when its measure is at most this (a number; a string or None is refused).
     bins : int, default 4
         A numeric attribute with more than 10 distinct values is cut into this many
-        quantile bins (``pandas.qcut``, equal counts, repeated edges merged); with 10
-        or fewer every value is its own slice. Missing values are the slice
-        ``"(missing)"``.
+        quantile bins (2 to 1000; order-statistic edges, equal counts, repeated edges
+        merged, integers compared exactly); with 10 or fewer every value is its own
+        slice, and a string attribute is never numeric (``"01"`` is not ``"1"``).
+        Missing values are the slice ``"(missing)"``. The rule is
+        :mod:`rankviz.stats.attribute_bins`', shared with ``by=``.
     min_count : int, default 5
         Slices of fewer queries (and text terms in fewer queries) are not tested:
         they could not reach significance after the correction and would only
         lengthen it.
     phrases : bool, default True
-        Test two-word phrases of the query text as well as words.
+        Test two-word phrases of the query text as well as words; a phrase that starts
+        or ends with a function word (``STOPWORDS``: "the refund", "i endpoint") is not
+        tested, its other word is.
 
     Returns
     -------
@@ -131,7 +145,9 @@ def failure_slices(
         ``p_value`` (Fisher, one-sided) and ``q_value`` (Benjamini-Hochberg over every
         candidate tested, under-represented ones included). ``attrs["rankviz"]``
         records the system, measure, threshold, numbers of queries, failures and
-        candidates tested.
+        candidates tested. Candidates holding the same queries are one candidate: an
+        attribute value before a word before a phrase; ``attrs["rankviz"]["same_queries"]``
+        maps each kept one (``"attribute=value"`` or ``"text:term"``) to the others.
 
     Raises
     ------
@@ -168,7 +184,8 @@ def failure_slices(
     ('source', 'faq', 10, 1.0)
     """
     caller = "failure_slices"
-    bins = check_int(bins, "bins", caller, low=2)
+    bins = check_bins(bins, caller)
+    threshold = _threshold(threshold, caller)
     min_count = check_int(min_count, "min_count", caller, low=1)
     ids, failed, name, system = _failures(per_query, measure, system, threshold, caller)
     frame = per_query_table(per_query, caller).frame
@@ -176,9 +193,10 @@ def failure_slices(
     texts = query_texts(queries, caller) if queries is not None and _has_text(queries) else {}
     if texts:
         candidates.extend(_term_slices(ids, texts, min_count, phrases))
-    candidates = [c for c in candidates if min_count <= c[3].sum() < len(ids)]
+    candidates, same = _distinct_slices([c for c in candidates if min_count <= c[3].sum() < len(ids)])
     n, f = len(ids), int(failed.sum())
-    meta = {"system": system, "measure": name, "threshold": float(threshold), "n_queries": n, "n_failures": f}
+    meta = {"system": system, "measure": name, "threshold": float(threshold), "n_queries": n, "n_failures": f,
+            "same_queries": same}  # fmt: skip
     if f == 0 or f == n or not candidates:
         why = "no query fails" if f == 0 else "every query fails" if f == n else "no slice is large enough"
         warn(f"{caller}: {why} ({f} of {n} queries with {name} <= {threshold:g}); nothing to explain.",
@@ -189,6 +207,15 @@ def failure_slices(
     table = _scored(candidates, failed)
     table.attrs["rankviz"] = {**meta, "n_candidates": len(candidates)}
     return table
+
+
+def _threshold(value, caller: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
+        raise InputError(
+            f"The 'threshold' parameter of {caller} must be a number: a query fails when its measure is at most it "
+            f"(0.0: nothing found). Got {shown(value)} instead."
+        )
+    return float(value)
 
 
 def _failures(per_query, measure, system, threshold, caller):
@@ -277,26 +304,33 @@ def _attribute_slices(frame, ids, queries, attributes, system, measure, bins, ca
     """(attribute, value, kind, mask) for every value or quantile bin of every attribute."""
     table = _attribute_table(frame, ids, queries, attributes, system, measure, caller)
     for column in table.columns:
-        values = table[column]
-        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-        missing = values.isna().to_numpy()
-        if numeric and values.nunique() > MAX_LEVELS:
-            cut = pd.qcut(values.astype("float64"), q=bins, duplicates="drop")
-            for interval in cut.cat.categories:
-                mask = (cut == interval).to_numpy()
-                label = f"[{_number(values[mask].min())}, {_number(values[mask].max())}]"
-                yield str(column), label, "bin", mask
+        cut = attribute_segments(table[column], bins=bins, name=str(column), caller=caller, ids=ids)
+        labels = cut.labels
+        for label in labels.categories:
+            mask = np.asarray(labels == label)
+            kind = "value" if label == MISSING or not cut.binned else "bin"
+            yield str(column), str(label), kind, mask
+
+
+def _distinct_slices(candidates: list) -> tuple[list, dict[str, list[str]]]:
+    """One candidate per set of queries: an attribute before a word before a phrase (then the first);
+    with, for each kept one that stood for others, their names (``"attribute=value"``, ``"text:term"``)."""
+    rank = {"value": 0, "bin": 0, "word": 1, "phrase": 2}
+    order = sorted(range(len(candidates)), key=lambda i: (rank[candidates[i][2]], i))
+    kept: dict[bytes, int] = {}
+    same: dict[str, list[str]] = {}
+    for i in order:
+        key = np.packbits(candidates[i][3]).tobytes()
+        if key not in kept:
+            kept[key] = i
         else:
-            labels = values.astype("str").to_numpy(dtype=object)
-            for value in pd.unique(labels[~missing]):
-                yield str(column), str(value), "value", (labels == value) & ~missing
-        if missing.any():
-            yield str(column), "(missing)", "value", missing
+            same.setdefault(_slice_name(candidates[kept[key]]), []).append(_slice_name(candidates[i]))
+    return [candidates[i] for i in sorted(kept.values())], same
 
 
-def _number(value) -> str:
-    value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.4g}"
+def _slice_name(candidate) -> str:
+    attribute, value, kind, _ = candidate
+    return f"text:{value}" if kind in ("word", "phrase") else f"{attribute}={value}"
 
 
 def _term_slices(ids, texts, min_count, phrases):
@@ -308,6 +342,9 @@ def _term_slices(ids, texts, min_count, phrases):
         if i is None:
             continue
         for term in text_terms(text, phrases=phrases):
+            words = term.split(" ")
+            if len(words) > 1 and (words[0] in STOPWORDS or words[-1] in STOPWORDS):
+                continue  # "i endpoint", "the refund", "refund for": the signal is the other word's
             rows.setdefault(term, []).append(i)
     for term in sorted(rows):
         where = rows[term]

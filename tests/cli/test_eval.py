@@ -49,7 +49,7 @@ def test_runid_and_num_q_only_when_asked(trec_eval_dir, capsys):
     assert [line.split()[0] for line in out.splitlines()] == ["recip_rank"]
     _, out, _ = _rankviz(["eval", "-m", "official", *files], capsys)
     assert [line.split()[0] for line in out.splitlines()][:3] == ["runid", "num_q", "num_ret"]
-    _, out, _ = _rankviz(["eval", *files], capsys)  # rankviz's own default set: a header, as trec_eval's default
+    _, out, _ = _rankviz(["eval", *files], capsys)  # trec_eval's default table: its header
     assert [line.split()[0] for line in out.splitlines()][:2] == ["runid", "num_q"]
 
 

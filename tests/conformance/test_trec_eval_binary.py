@@ -151,3 +151,89 @@ def test_printed_output_is_trec_eval_s_on_trec_covid_runs(trec_eval_binary, covi
         expected, got = _printed_lines(trec_eval_binary, capsys, qrels, covid_dir / "runs" / name, flags)
         mismatched = [(e, g) for e, g in zip(expected, got) if e != g]
         assert not mismatched and len(expected) == len(got) > 2900, (name, mismatched[:5])
+
+
+# ----------------------------------------------------------------------------- trec_eval's command lines (issue 31)
+#
+# ``rankviz eval`` with trec_eval's own command lines, on trec_eval's own test data, printed byte for byte as
+# the C program prints them: its default table (no -m), a family named alone (its default cutoffs), several -m
+# in any order (printed in trec_eval's table order), a cutoff list that overrides a set's, with -q, -c, -n, -l, -M.
+
+COMMAND_LINES = [
+    ([], "qrels.test", "results.test"),
+    (["-q"], "qrels.test", "results.test"),
+    (["-n", "-q"], "qrels.test", "results.test"),
+    (["-c"], "qrels.test", "results.trunc"),
+    (["-m", "ndcg_cut"], "qrels.test", "results.test"),
+    (["-m", "P"], "qrels.test", "results.test"),
+    (["-m", "recall"], "qrels.test", "results.test"),
+    (["-m", "map_cut"], "qrels.test", "results.test"),
+    (["-m", "success"], "qrels.test", "results.test"),
+    (["-m", "iprec_at_recall"], "qrels.test", "results.test"),
+    (["-m", "relative_P"], "qrels.test", "results.test"),
+    (["-m", "Rprec_mult"], "qrels.test", "results.test"),
+    (["-m", "unj"], "qrels.test", "results.test"),
+    (["-m", "ndcg_cut", "-m", "P", "-m", "map"], "qrels.test", "results.test"),
+    (["-m", "success", "-m", "Rprec_mult", "-m", "recip_rank", "-m", "runid"], "qrels.test", "results.test"),
+    (["-m", "P.1000,5", "-m", "map", "-m", "num_q"], "qrels.test", "results.test"),
+    (["-m", "P.5", "-m", "P.10"], "qrels.test", "results.test"),  # the first list given wins, as in trec_eval
+    (["-m", "P", "-m", "P.7"], "qrels.test", "results.test"),
+    (["-m", "all_trec", "-m", "P.7"], "qrels.test", "results.test"),
+    (["-m", "ndcg", "-m", "official"], "qrels.test", "results.test"),
+    (["-m", "iprec_at_recall.0.5,0.15", "-m", "bpref"], "qrels.test", "results.test"),
+    (["-m", "set", "-m", "P.5"], "qrels.test", "results.test"),
+    (["-q", "-m", "relstring", "-m", "P.5", "-m", "recip_rank"], "qrels.test", "results.test"),
+    (["-m", "all_trec"], "qrels.test", "results.test"),
+    (["-q", "-c", "-m", "all_trec"], "qrels.test", "results.trunc"),
+    (["-c", "-M", "100", "-m", "recall", "-m", "P", "-m", "map_cut"], "qrels.test", "results.trunc"),
+    (["-c", "-q", "-m", "map_cut", "-m", "ndcg_cut"], "qrels.test", "results.trunc"),
+    (["-l", "2"], "qrels.rel_level", "results.test"),
+    (["-l", "2", "-q", "-m", "Rprec_mult", "-m", "ndcg_cut", "-m", "success"], "qrels.rel_level", "results.test"),
+]
+
+
+@pytest.mark.parametrize("flags,qrels,run", COMMAND_LINES, ids=[" ".join(c[0]) or "no flag" for c in COMMAND_LINES])
+def test_trec_eval_s_command_lines_print_its_bytes(trec_eval_binary, trec_eval_dir, capsys, flags, qrels, run):
+    from rankviz.cli import commands as cli
+
+    files = [str(trec_eval_dir / qrels), str(trec_eval_dir / run)]
+    expected = subprocess.run([str(trec_eval_binary), *flags, *files], capture_output=True, text=True, check=True)
+    capsys.readouterr()
+    assert cli.main(["eval", *flags, *files]) == 0
+    got = capsys.readouterr().out
+    assert got == expected.stdout
+    assert len(got.splitlines()) >= 1
+
+
+def test_the_default_table_is_trec_eval_s_own_expected_output(trec_eval_dir, capsys):
+    """Independent of the build: without -m rankviz prints trec_eval's out.test (its Makefile's quicktest)."""
+    from rankviz.cli import commands as cli
+
+    capsys.readouterr()
+    assert cli.main(["eval", str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")]) == 0
+    got = capsys.readouterr().out
+    assert got == (trec_eval_dir / "out.test").read_text()
+    assert len(got.splitlines()) == 30
+
+
+def test_several_measures_print_in_trec_eval_s_order_whatever_the_order_typed(trec_eval_dir, capsys):
+    from rankviz.cli import commands as cli
+
+    files = [str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")]
+    outputs = []
+    for order in (["map", "P.5", "ndcg_cut.10", "recip_rank"], ["ndcg_cut.10", "recip_rank", "P.5", "map"]):
+        capsys.readouterr()
+        assert cli.main(["eval", *[a for m in order for a in ("-m", m)], *files]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert [line.split()[0] for line in outputs[0].splitlines()] == ["map", "recip_rank", "P_5", "ndcg_cut_10"]
+
+
+def test_a_measure_named_with_its_cutoff_is_that_measure_alone(trec_eval_dir, capsys):
+    """rankviz's recall_100 / P_5 spellings name one cutoff; only the family name alone takes trec_eval's defaults."""
+    from rankviz.cli import commands as cli
+
+    files = [str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")]
+    capsys.readouterr()
+    assert cli.main(["eval", "-m", "recall_100", "-m", "P_5", *files]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["P_5", "recall_100"]

@@ -50,7 +50,9 @@ def test_the_reranker_reading_recall_unchanged_mrr_up():
     table = rankviz.changes(run, qrels, system="new", baseline="base", k=3)
     meta = table.attrs["rankviz"]
     assert meta["recall_delta"] == 0 and meta["rr_delta"] > 0
-    assert "reranker is working" in meta["reading"]
+    # two queries: the rise is not significant, so no verdict (the example's 600 queries give one, below)
+    assert meta["reading"].endswith("no clear difference (+0.2222): no clear difference.")
+    assert "reranker is working" in pair_reading(0.0, 0.2222, k=3)
     assert "retrieval lost" in pair_reading(-0.1, -0.2, k=10)
 
 
@@ -80,19 +82,52 @@ def test_bad_systems_are_named():
 
 
 def rbo_by_definition(s, t, p):
-    k = max(len(s), len(t))
+    """Webber, Moffat & Zobel (2010) eq. 32, written from the paper with sets: L the longer list, S the shorter."""
+    big, small = (s, t) if len(s) >= len(t) else (t, s)
+    n_long, k = len(big), len(small)
+    x = {d: len(set(big[:d]) & set(small[:d])) for d in range(1, n_long + 1)}
+    first = sum(x[d] / d * p**d for d in range(1, n_long + 1))
+    extrapolated = sum(x[k] * (d - k) / (k * d) * p**d for d in range(k + 1, n_long + 1))
+    return (1 - p) / p * (first + extrapolated) + ((x[n_long] - x[k]) / n_long + x[k] / k) * p**n_long
+
+
+def rbo_equal_length(s, t, p):
+    k = len(s)
     overlap = [len(set(s[:d]) & set(t[:d])) for d in range(1, k + 1)]
     return overlap[-1] / k * p**k + (1 - p) / p * sum(x / d * p**d for d, x in enumerate(overlap, start=1))
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_rbo_equals_its_definition(seed):
+@pytest.mark.parametrize("seed", range(40))
+def test_rbo_equals_eq_32_on_lists_of_any_lengths(seed):
     rng = np.random.default_rng(seed)
     pool = list("abcdefghijkl")
-    s = list(rng.choice(pool, size=int(rng.integers(1, 8)), replace=False))
-    t = list(rng.choice(pool, size=int(rng.integers(1, 8)), replace=False))
-    assert rank_biased_overlap(s, t, p=0.9) == pytest.approx(rbo_by_definition(s, t, 0.9))
+    s = list(rng.choice(pool, size=int(rng.integers(1, 9)), replace=False))
+    t = list(rng.choice(pool, size=int(rng.integers(1, 9)), replace=False))
+    p = float(rng.choice([0.5, 0.8, 0.9, 0.98]))
+    assert rank_biased_overlap(s, t, p=p) == pytest.approx(rbo_by_definition(s, t, p), abs=1e-12)
+    assert rank_biased_overlap(s, t, p=p) == pytest.approx(rank_biased_overlap(t, s, p=p), abs=1e-12)
+    assert -1e-12 <= rank_biased_overlap(s, t, p=p) <= 1 + 1e-12
     assert rank_biased_overlap(s, s) == pytest.approx(1.0)
+    u = list(rng.permutation(s))  # equal lengths: eq. 32 is the familiar formula
+    assert rank_biased_overlap(s, u, p=p) == pytest.approx(rbo_equal_length(s, u, p), abs=1e-12)
+
+
+def test_a_short_list_that_agrees_with_the_other_s_top_has_rbo_1():
+    assert rank_biased_overlap(["a", "b"], ["a", "b", "c", "d", "e"]) == pytest.approx(1.0, abs=1e-12)
+    assert rank_biased_overlap(list("abcdefghij"), ["a"]) == pytest.approx(1.0, abs=1e-12)
+    assert rank_biased_overlap([], ["a"]) == 0.0 and math.isnan(rank_biased_overlap([], []))
+
+
+@pytest.mark.parametrize(
+    "first,second,p,expected",
+    [  # the rbo package (0.1.3), RankingSimilarity(first, second).rbo_ext(p), computed once by hand
+        (["a", "c", "x"], ["a", "b", "c", "d", "e"], 0.9, 0.685),
+        (list("abcdefghij"), ["a", "b", "q", "d"], 0.9, 0.79075),
+        (["x", "y", "z"], ["y", "x", "w", "z", "v", "u"], 0.8, 0.683264),
+    ],
+)
+def test_rbo_matches_the_rbo_package_on_lists_of_different_lengths(first, second, p, expected):
+    assert rank_biased_overlap(first, second, p=p) == pytest.approx(expected, abs=1e-12)
 
 
 def tau_ap_brute(ranking, reference):
@@ -194,3 +229,29 @@ def test_a_reranker_that_finds_nothing_new_reads_as_a_reranker_at_work():
     assert meta["reading"].startswith("recall unchanged, MRR@10 up") and "reranker is working" in meta["reading"]
     r10 = rankviz.evaluate(run, ["R@10"], qrels)["R@10"]
     assert r10["bm25+rerank"] > r10["bm25"]  # what made the old reading wrong
+
+
+def test_the_table_shows_words_not_raw_tuples():
+    """A page shows 'r1: rank 3 -> 1' and 'none', never '(('r1', 3, 1),)' or '()'; the cells keep their tuples."""
+    run, qrels = two_systems()
+    run.loc[run["doc_id"] == "r2", "doc_id"] = "<b>r2</b>"
+    qrels.loc[qrels["doc_id"] == "r2", "doc_id"] = "<b>r2</b>"
+    table = rankviz.changes(run, qrels, system="new", baseline="base", k=2)
+    shown = table.sort_values("query_id").head(3)[["query_id", "entered", "left", "moves"]]
+    html, text = shown._repr_html_(), repr(shown)
+    for page in (html, text):
+        assert "()" not in page and "((" not in page and "('" not in page
+    assert "r1: rank 3 -&gt; 1" in html and "r1: rank 3 -> 1" in text
+    assert "&lt;b&gt;r2&lt;/b&gt;: rank 1 -&gt; 3" in html and "<b>" not in html  # ids escaped in HTML
+    assert "none" in text
+    q1 = table.set_index("query_id").loc["q1"]
+    assert q1["moves"] == (("r1", 3, 1),) and q1["left"] == ()  # the data are unchanged
+    assert isinstance(shown, pd.DataFrame) and shown.to_string().count("none") >= 2
+    gone = rankviz.changes(
+        pd.concat([run, pd.DataFrame([{"system": "base", "query_id": "q4", "doc_id": "r4", "score": 9.0}])]),
+        pd.concat([qrels, pd.DataFrame([{"query_id": "q4", "doc_id": "r4", "relevance": 1}])]),
+        system="new",
+        baseline="base",
+        k=2,
+    )
+    assert "r4: rank 1 -> not retrieved" in repr(gone[gone["query_id"] == "q4"][["moves"]])

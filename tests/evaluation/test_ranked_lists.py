@@ -111,3 +111,22 @@ def test_the_hits_and_ranks_of_ranked_list_give_the_measures(data, k, depth, tie
     expected = expected.loc[listed.index].astype(float)
     expected.columns = listed.columns
     pd.testing.assert_frame_equal(listed, expected, check_names=False, check_exact=True)
+
+
+def test_a_run_file_of_one_system_needs_no_system(tmp_path, trec_eval_dir):
+    """read_run gives a system column (the file's tag): one system is chosen by default, several still ask."""
+    run = rankviz.read_run(trec_eval_dir / "results.test")
+    qrels = rankviz.read_qrels(trec_eval_dir / "qrels.test")
+    assert run["system"].nunique() == 1
+    got = rankviz.ranked_list(run, "301", qrels)
+    named = rankviz.ranked_list(run, "301", qrels, system=str(run["system"].iloc[0]))
+    pd.testing.assert_frame_equal(got, named)
+    assert len(got) == 500 and got["rank"].tolist() == list(range(1, 501))
+    first_relevant = int(got.loc[got["relevant"], "rank"].iloc[0])
+    rr = rankviz.evaluate(run, ["RR"], qrels, per_query=True).set_index("query_id").loc["301", "RR"]
+    assert rr == pytest.approx(1 / first_relevant)
+    two = pd.concat([run, run.assign(system="other")], ignore_index=True)
+    with pytest.raises(rankviz.InputError, match="holds 2 systems; choose one with system="):
+        rankviz.ranked_list(two, "301", qrels)
+    with pytest.raises(rankviz.InputError, match="unknown system"):
+        rankviz.ranked_list(run, "301", qrels, system="nope")

@@ -151,6 +151,7 @@ CALL_NAMES = [
     "recall_vs_mrr",
     "failure_causes",
     "changes",
+    "funnel",
 ]
 
 
@@ -160,3 +161,32 @@ def _by_first_hit():
     with warnings.catch_warnings():  # RR@10 is constant in the buckets 1, >10 and none: said, and beside the point
         warnings.simplefilter("ignore", DegenerateDataWarning)
         return rankviz.bootstrap(run, "RR@10", qrels, by="first_hit", n_resamples=500, rng=0)
+
+
+# ----------------------------------------------------------------------------- pipelines for the funnel
+
+
+def generated_stages(names: tuple, n_queries: int = 40) -> dict:
+    """{name: rankviz.stages(...)}: one simulated five-stage pipeline per name (retrieved, reranked, context, top
+    3 of the context, cited), each losing the relevant document at a different rate."""
+    import random
+
+    results = {}
+    for i, name in enumerate(names):
+        rng = random.Random(i)
+        runs: dict = {"retrieved": {}, "reranked": {}, "context": {}, "top 3": {}, "cited": {}}
+        qrels = {}
+        for q in range(n_queries):
+            qid = f"q{q:02d}"
+            docs = [f"{qid}-{j}" for j in range(30)]
+            rng.shuffle(docs)
+            qrels[qid] = docs[:2] if rng.random() < 0.9 else ["absent"]
+            runs["retrieved"][qid] = docs
+            runs["reranked"][qid] = docs[: 10 + i % 10]
+            runs["context"][qid] = docs[:5]
+            runs["top 3"][qid] = docs[:3]
+            runs["cited"][qid] = {d for d in docs[:3] if rng.random() < 0.8}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rankviz.RankvizWarning)
+            results[name] = rankviz.stages(runs, qrels, unordered="cited", n_resamples=100, rng=0)
+    return results

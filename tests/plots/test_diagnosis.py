@@ -49,7 +49,9 @@ def test_recall_vs_mrr_points_are_system_means_and_quadrants_are_read():
             if recall >= split["R@100"] and mrr >= split["RR@10"]
             else ("a reranker helps" if recall >= split["R@100"] else "fix retrieval first")
         )
-        assert advice in entry
+        # the advice only where the paired tests behind it are significant (bm25 and bm25+rerank find the same)
+        verdict = prepare_recall_vs_mrr(table, k=10).set_index("label").loc[name, "verdict"]
+        assert (advice in entry) if verdict == advice else ("no clear difference" in entry and advice not in entry)
     assert any("median of 4 systems" in t for t in legend)
     assert "R@100" in ax.get_xlabel() and "MRR@10" in ax.get_ylabel()
 

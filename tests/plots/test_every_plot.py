@@ -33,6 +33,7 @@ from tests.plots.helpers import (
     _example,
     _slices,
     example_table,
+    generated_stages,
     one_system,
 )
 
@@ -63,6 +64,7 @@ def _calls():
         ("failure_causes", lambda ax: rp.failure_causes(_slices(), ax=ax)),
         ("changes", lambda ax: rp.changes(_changes(), queries=queries, ax=ax)),
         ("slices", lambda ax: rp.slices(_by_first_hit(), ax=ax)),
+        ("funnel", lambda ax: rp.funnel(generated_stages(("bm25", "rrf")), ax=ax)),
     ]
 
 
@@ -103,6 +105,7 @@ def test_draws_on_the_current_axes_without_ax(name):
         "failure_causes": lambda: rp.failure_causes(_slices()),
         "changes": lambda: rp.changes(_changes()),
         "slices": lambda: rp.slices(_by_first_hit()),
+        "funnel": lambda: rp.funnel(generated_stages(("bm25",))["bm25"]),
     }
     assert funcs[name]() is ax
 
@@ -110,7 +113,8 @@ def test_draws_on_the_current_axes_without_ax(name):
 def test_every_function_is_on_the_accessor_with_the_same_name():
     public = set(rp.__all__) - {"RunPlots"}
     assert public == set(CALL_NAMES)
-    assert all(callable(getattr(rp.RunPlots, name)) for name in public)
+    # the funnel draws rankviz.stages' result, a pipeline of several runs, not one run frame
+    assert all(callable(getattr(rp.RunPlots, name)) for name in public - {"funnel"})
 
 
 def test_no_global_state_changed_and_no_show(monkeypatch):

@@ -23,6 +23,7 @@ import rankviz
 import rankviz.plots as rp
 from rankviz.plots import style
 from tests.plot_layout import collisions
+from tests.plots.helpers import generated_stages
 
 SIZES = [1, 5, 20]
 N_QUERIES = 30
@@ -131,6 +132,7 @@ def _calls(n: int) -> dict:
     calls["slices"] = lambda ax: rp.slices(generated_slices(n, 6), ax=ax)
     calls["slices 20 segments"] = lambda ax: rp.slices(generated_slices(n, 20), measure="nDCG@10", ax=ax)
     calls["changes"] = lambda ax: rp.changes(example_changes(n * 30), n=min(n * 4, 40), queries=queries(), ax=ax)
+    calls["funnel"] = lambda ax: rp.funnel(generated_stages(tuple(names)), ax=ax)
     wins_everywhere = two.assign(**{"RR@10": np.where(two["system"] == system_name(1), 1.0, 0.0)})
     calls["paired_differences, every query won"] = lambda ax: rp.paired_differences(
         wins_everywhere, system=system_name(1), baseline=system_name(0), measure="RR@10", ax=ax

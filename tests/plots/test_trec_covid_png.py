@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 
 import matplotlib
@@ -42,6 +43,16 @@ def _quartiles_of_30_topics(runs, qrels):
         return rankviz.bootstrap(runs, "nDCG@10", qrels, by="n_relevant", n_resamples=500, rng=0)
 
 
+def _covid_stages(runs, qrels):
+    """BM25's ranking, then RM3's as if it reranked it, then RM3's top 10 as the context."""
+    bm25, rm3 = (runs[runs["system"] == name].drop(columns="system") for name in ("smith.bm25", "smith.rm3"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankviz.RankvizWarning)  # RM3 adds documents BM25 did not retrieve
+        return rankviz.stages(
+            {"retrieved": bm25, "reranked": rm3, "context": rm3}, qrels, depths={"context": 10}, n_resamples=500, rng=0
+        )
+
+
 def test_trec_covid_every_plot_renders_to_png(tmp_path):
     runs, qrels, topics = _covid()
     table = rankviz.evaluate(runs, AT_K, qrels, per_query=True)
@@ -67,6 +78,7 @@ def test_trec_covid_every_plot_renders_to_png(tmp_path):
             rankviz.changes(runs, qrels, system="smith.rm3", baseline="smith.bm25", k=10), queries=topics, ax=ax
         ),
         "slices": lambda ax: rp.slices(_quartiles_of_30_topics(runs, qrels), ax=ax),
+        "funnel": lambda ax: rp.funnel(_covid_stages(runs, qrels), ax=ax),
     }
     assert set(draws) == set(CALL_NAMES)
     for name, draw in draws.items():

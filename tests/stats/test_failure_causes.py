@@ -140,3 +140,21 @@ def test_bad_inputs_name_the_fix():
 def test_text_terms_words_and_phrases():
     assert text_terms("A b, a") == {"a", "b", "a b", "b a"}
     assert text_terms("A b", phrases=False) == {"a", "b"}
+
+
+def test_one_signal_is_one_row_and_stopword_phrases_are_not_tested():
+    # the topic "endpoint", every word of its queries and their phrases select the same 20 queries
+    n = 100
+    texts = ["how do i call the payment endpoint" if i < 20 else "where is my invoice" for i in range(n)]
+    rr = [0.0 if i < 16 or i % 10 == 0 else 1.0 for i in range(n)]
+    per_query = pd.DataFrame(
+        {"query_id": [f"q{i}" for i in range(n)], "RR@10": rr,
+         "topic": ["endpoint" if i < 20 else "billing" for i in range(n)]}
+    )  # fmt: skip
+    table = rankviz.failure_slices(per_query, queries=dict(zip(per_query["query_id"], texts)))
+    assert table[["attribute", "value", "kind", "n"]].values.tolist() == [["topic", "endpoint", "value", 20]]
+    same = table.attrs["rankviz"]["same_queries"]
+    words = ["how", "do", "i", "call", "the", "payment", "endpoint"]
+    assert sorted(same["topic=endpoint"]) == sorted([f"text:{w}" for w in words] + ["text:payment endpoint"])
+    assert sorted(same["topic=billing"]) == sorted(f"text:{w}" for w in ["where", "is", "my", "invoice"])
+    assert table.attrs["rankviz"]["n_candidates"] == 2  # BH over the two distinct sets of queries

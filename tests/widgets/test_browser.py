@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -271,16 +272,16 @@ def _generated_runs(folder: Path, n: int) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def shared_pages(tmp_path_factory):
+def shared_pages(tmp_path_factory, request):
     """``make notebooks`` into build/, and reports on 1, 5, 20 and 50 runs into build/reports/: name -> path."""
     _check_requirements(("playwright",))
     if not COVID.is_dir():
         _unavailable(f"{COVID} not found (the TREC-COVID runs the reports are built from)")
-    from rankviz.report import build_report, render_notebooks
+    from rankviz.report import build_report
 
-    pages = {
-        p.stem: p for p in render_notebooks(ROOT / "notebooks", BUILD, timeout=600, quiet=True) if p.stem != "index"
-    }
+    folder, written = request.getfixturevalue("rendered_notebooks")  # rendered once per test run
+    shutil.copytree(folder, BUILD, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".*"))
+    pages = {p.stem: BUILD / p.name for p in written if p.stem != "index"}
     runs = tmp_path_factory.mktemp("runs")
     for n in REPORT_SIZES:
         out = BUILD / "reports" / f"report_{n}_runs.html"

@@ -8,7 +8,6 @@ Skips like tests/widgets/test_browser.py without Chromium, Voilà or Playwright 
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -24,7 +23,6 @@ from tests.widgets.test_browser import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SHOTS = Path("/tmp/labels_shots")
 N_TODO = 30
 
 _CELL = """\
@@ -66,11 +64,12 @@ def _open(browser, url):
     return context, page, errors
 
 
-def test_judge_by_click_and_keyboard_then_restart(served):
+def test_judge_by_click_and_keyboard_then_restart(served, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     url, store_path = served
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = tmp_path / "screenshots"  # this test's own folder, not a fixed one shared with other runs
+    shots.mkdir()
     expect.set_options(timeout=UPDATE_TIMEOUT_MS)
     expected: dict[tuple[str, str], int] = {}
     with sync_playwright() as p:
@@ -80,7 +79,7 @@ def test_judge_by_click_and_keyboard_then_restart(served):
         progress = judge.locator(".rankviz-progress")
         expect(progress).to_contain_text(f"0 of {N_TODO} judged")
         expect(judge.locator("mark.rankviz-term").first).to_be_visible()  # the query's words are marked
-        page.screenshot(path=str(SHOTS / "judge_start.png"), full_page=True)
+        page.screenshot(path=str(shots / "judge_start.png"), full_page=True)
 
         def pair():
             return judge.locator(".rankviz-query-id").inner_text(), judge.locator(".rankviz-doc-id").inner_text()
@@ -95,7 +94,7 @@ def test_judge_by_click_and_keyboard_then_restart(served):
 
         for n, grade in enumerate((1, 2, 0), start=1):  # three by click
             act(lambda g=grade: judge.locator(f"button.rankviz-grade-{g}").click(), grade, n)
-        page.screenshot(path=str(SHOTS / "judge_after_clicks.png"), full_page=True)
+        page.screenshot(path=str(shots / "judge_after_clicks.png"), full_page=True)
         keys = judge.locator(".rankviz-keys input")
         keys.click()
         act(lambda: keys.press("2"), 2, 4)
@@ -106,7 +105,7 @@ def test_judge_by_click_and_keyboard_then_restart(served):
         expect(progress).to_contain_text(f"4 of {N_TODO} judged")
         expect(judge.locator(".rankviz-doc-id")).to_have_text(undone[1])
         act(lambda: keys.press("0"), 0, 5)
-        page.screenshot(path=str(SHOTS / "judge_after_keys.png"), full_page=True)
+        page.screenshot(path=str(shots / "judge_after_keys.png"), full_page=True)
         assert errors == []
         context.close()  # the kernel goes with the page
 
@@ -114,7 +113,7 @@ def test_judge_by_click_and_keyboard_then_restart(served):
         context, page, errors = _open(browser, url)
         expect(page.locator(".rankviz-judge .rankviz-progress")).to_contain_text(f"5 of {N_TODO} judged")
         assert page.locator(".rankviz-judge .rankviz-doc-id").inner_text() not in {d for _, d in expected}
-        page.screenshot(path=str(SHOTS / "judge_after_restart.png"), full_page=True)
+        page.screenshot(path=str(shots / "judge_after_restart.png"), full_page=True)
         assert errors == []
         context.close()
         browser.close()
