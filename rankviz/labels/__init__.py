@@ -21,33 +21,63 @@
     Judge pairs into a store: each grade (or failure, with its reason) committed as
     it arrives, the pairs this judge graded before skipped; a :class:`JudgeReport`.
 
+Labels from a model, checked against people:
+
+:func:`simulate_judge`
+    A simulated model judge (true grades plus noise and leniency) for studies without a model.
+:func:`sample_queries`, :class:`Design`
+    The random sample of queries people grade, with its inclusion probabilities.
+:func:`alignment`, :func:`self_consistency`
+    How a model judge agrees with people (confusion, kappa, alpha, leniency) and with itself.
+:func:`corrected`
+    Prediction-powered means and paired differences: the model everywhere, corrected by a
+    random human sample, with intervals that hold.
+:func:`plan`
+    Which queries people should grade next, and how many a target interval width needs.
+
 The judging widget is :func:`rankviz.widgets.judge`.
 """
 
 from .agreement import Agreement, agreement
+from .alignment import Alignment, SelfConsistency, alignment, self_consistency
+from .corrected import Corrected, corrected
+from .design import Design
 from .holes import bounds, holes
 from .judges import CallableJudge, Judge, Judgement, callable_judge
 from .judging import JudgeReport, judge_pairs
 from .llm import DEFAULT_PROMPT, GRADE_DEFINITIONS, LLMJudge, llm_judge, parse_grade
+from .plan import Plan, plan
+from .simulate import sample_queries, simulate_judge
 from .stability import stability
 from .store import LabelStore
 
 __all__ = [
     "Agreement",
+    "Alignment",
     "CallableJudge",
+    "Corrected",
     "DEFAULT_PROMPT",
+    "Design",
     "GRADE_DEFINITIONS",
     "Judge",
     "JudgeReport",
     "Judgement",
     "LLMJudge",
     "LabelStore",
+    "Plan",
+    "SelfConsistency",
     "agreement",
+    "alignment",
     "bounds",
     "callable_judge",
+    "corrected",
     "holes",
     "judge_pairs",
     "llm_judge",
     "parse_grade",
+    "plan",
+    "sample_queries",
+    "self_consistency",
+    "simulate_judge",
     "stability",
 ]

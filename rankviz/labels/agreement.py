@@ -17,7 +17,15 @@ from .._core.long_run import resolve_qrels
 from .._errors import InputError
 from ..io import qrels_from_dict, read_qrels
 
-__all__ = ["Agreement", "agreement", "cohen_kappa", "krippendorff_alpha", "paired_grades"]
+__all__ = [
+    "Agreement",
+    "agreement",
+    "cohen_kappa",
+    "confusion_counts",
+    "frame_of",
+    "krippendorff_alpha",
+    "paired_grades",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,14 +99,15 @@ class Agreement:
         return ax
 
 
-def _frame_of(qrels, name: str) -> pd.DataFrame:
+def frame_of(qrels, name: str, caller: str = "agreement") -> pd.DataFrame:
+    """``query_id``, ``doc_id`` (as str) and the grades in column ``name``, from any qrels form rankviz reads."""
     if isinstance(qrels, (str, os.PathLike)):
         qrels = read_qrels(qrels)
     elif isinstance(qrels, Mapping):
         qrels = qrels_from_dict(qrels)
     if not isinstance(qrels, pd.DataFrame):
         raise InputError(
-            f"agreement: {name} must be a DataFrame (query_id, doc_id, relevance), a TREC qrels file, a label store "
+            f"{caller}: {name} must be a DataFrame (query_id, doc_id, relevance), a TREC qrels file, a label store "
             f"or a {{query_id: {{doc_id: grade}}}} dict. Got {type(qrels).__name__} instead."
         )
     arrays = resolve_qrels(qrels)
@@ -109,7 +118,7 @@ def _frame_of(qrels, name: str) -> pd.DataFrame:
 
 def paired_grades(qrels_a, qrels_b) -> tuple[pd.DataFrame, int, int]:
     """The pairs both judged (``query_id``, ``doc_id``, ``a``, ``b``) and the counts judged by one side only."""
-    a, b = _frame_of(qrels_a, "a"), _frame_of(qrels_b, "b")
+    a, b = frame_of(qrels_a, "a"), frame_of(qrels_b, "b")
     both = a.merge(b, on=["query_id", "doc_id"], how="outer", indicator=True)
     n_only_a = int((both["_merge"] == "left_only").sum())
     n_only_b = int((both["_merge"] == "right_only").sum())
@@ -118,7 +127,8 @@ def paired_grades(qrels_a, qrels_b) -> tuple[pd.DataFrame, int, int]:
     return both, n_only_a, n_only_b
 
 
-def _confusion(a: np.ndarray, b: np.ndarray, grades: np.ndarray) -> np.ndarray:
+def confusion_counts(a: np.ndarray, b: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """Counts of pairs by (grade of a, grade of b), rows and columns in the order of ``grades``."""
     index = {g: i for i, g in enumerate(grades.tolist())}
     matrix = np.zeros((len(grades), len(grades)), dtype=np.int64)
     np.add.at(matrix, ([index[g] for g in a.tolist()], [index[g] for g in b.tolist()]), 1)
@@ -171,7 +181,7 @@ def _per_query(both: pd.DataFrame) -> pd.DataFrame:
         grades = np.union1d(a, b)
         rows.append({
             "query_id": query_id, "n_both": len(group), "observed": float((a == b).mean()),
-            "cohen_kappa": cohen_kappa(_confusion(a, b, grades)),
+            "cohen_kappa": cohen_kappa(confusion_counts(a, b, grades)),
         })  # fmt: skip
     frame = pd.DataFrame(rows, columns=["query_id", "n_both", "observed", "cohen_kappa"])
     frame["query_id"] = frame["query_id"].astype("str")
@@ -220,7 +230,7 @@ def agreement(qrels_a, qrels_b) -> Agreement:
     both, n_only_a, n_only_b = paired_grades(qrels_a, qrels_b)
     a, b = both["a"].to_numpy(), both["b"].to_numpy()
     grades = np.union1d(a, b)
-    matrix = _confusion(a, b, grades)
+    matrix = confusion_counts(a, b, grades)
     confusion = pd.DataFrame(matrix, index=pd.Index(grades, name="a"), columns=pd.Index(grades, name="b"))
     return Agreement(
         cohen_kappa=cohen_kappa(matrix), kappa_linear=cohen_kappa(matrix, "linear"),
