@@ -72,9 +72,12 @@ def add_arguments(parser) -> None:
     group.add_argument(
         "--name", help="the name the check belongs to and the new record gets (default: the baseline's name)"
     )
-    group.add_argument("--record", action="store_true", help="store the new run as a record (whatever the verdict)")
+    group.add_argument(
+        "--record", action="store_true", help="store the new run as a record (pass or fail; not when refused)"
+    )
     group.add_argument(
         "--margin",
+        metavar="M",
         type=_margin,
         default=None,
         help="non-inferiority margin: fail only when the new run is worse than the baseline by more than M with "
