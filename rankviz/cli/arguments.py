@@ -10,7 +10,16 @@ from __future__ import annotations
 import argparse
 import re
 
-__all__ = ["UsageError", "int_at_least", "integer", "one_line", "as_flags", "EVAL_FLAGS", "REPORT_FLAGS"]
+__all__ = [
+    "UsageError",
+    "markdown_escape",
+    "int_at_least",
+    "integer",
+    "one_line",
+    "as_flags",
+    "EVAL_FLAGS",
+    "REPORT_FLAGS",
+]
 
 
 class UsageError(Exception):
@@ -77,3 +86,17 @@ def as_flags(message: str, flags: dict[str, str]) -> str:
         return f"{flags[name]} {value}"
 
     return _KEYWORD.sub(flag, message)
+
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character CommonMark lets one escape
+
+
+def markdown_escape(text) -> str:
+    """User text made literal in a markdown table cell: whitespace collapsed, every ASCII punctuation backslashed.
+
+    Examples
+    --------
+    >>> markdown_escape("a|b <script>*x*</script>")
+    'a\\\\|b \\\\<script\\\\>\\\\*x\\\\*\\\\<\\\\/script\\\\>'
+    """
+    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))

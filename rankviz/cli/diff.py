@@ -10,7 +10,10 @@ measure regresses, 0 otherwise, 2 for bad input (a one-line error, see
 :mod:`rankviz.cli.commands`), qrels on which every measure is 0 whatever the runs
 retrieve included (the gate fails closed: :func:`unusable_qrels`).
 Output: a text table, a markdown pull-request comment or JSON (schema
-``rankviz.diff/1``, described in ``docs/diff.md``).
+``rankviz.diff/3``, described in ``docs/diff.md``).
+
+With ``--history PATH`` the command takes QRELS and one run, and gates it against a
+record of a :class:`rankviz.History` instead (:mod:`rankviz.cli.diff_history`).
 """
 
 from __future__ import annotations
@@ -18,17 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import textwrap
 
+from . import diff_history
+from .arguments import UsageError, markdown_escape
 from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval, t_strength
 
-__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "unusable_qrels"]
+__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "markdown_escape", "unusable_qrels"]
 
 DEFAULT_MEASURES = ["nDCG@10", "RR@10", "AP", "R@100"]
 #: the JSON output's ``schema`` field; docs/diff.md describes its fields
-SCHEMA = "rankviz.diff/2"
+SCHEMA = "rankviz.diff/3"
 
 _BASELINE, _NEW = "baseline", "new"
 
@@ -70,7 +74,9 @@ def add_parser(sub) -> None:
         help="compare a new run with a baseline; exit 1 on a regression (a CI gate)",
         description="Compare NEW_RUN with BASELINE_RUN per query (paired randomization test, Holm across measures). "
         "Exit status: 1 when a measure drops significantly (and, with --max-drop X, its Holm-adjusted interval lies "
-        "wholly below -X), 0 otherwise, 2 for bad input or qrels on which every measure is 0.",
+        "wholly below -X), 0 otherwise, 2 for bad input or qrels on which every measure is 0. "
+        "With --history PATH: 'rankviz diff --history PATH QRELS RUN' compares RUN with a stored record instead "
+        "(a one-sided paired t-test per measure, Bonferroni across them; see the options below).",
     )
     p.add_argument(
         "qrels",
@@ -78,8 +84,14 @@ def add_parser(sub) -> None:
         nargs="?",
         help="TREC qrels file or a JSONL log (its gold ids); left out when the runs are JSONL logs with gold ids",
     )
-    p.add_argument("baseline", metavar="BASELINE_RUN", help="the run to compare against (TREC run file or JSONL log)")
-    p.add_argument("new", metavar="NEW_RUN", help="the changed run (TREC run file or JSONL log)")
+    p.add_argument(
+        "baseline",
+        metavar="BASELINE_RUN",
+        help="the run to compare against (TREC run file or JSONL log); with --history, the new run",
+    )
+    p.add_argument(
+        "new", metavar="NEW_RUN", nargs="?", help="the changed run (TREC run file or JSONL log); none with --history"
+    )
     p.add_argument(
         "-m", "--measure", nargs="+", action="extend", dest="measures", metavar="MEASURE",
         help=f"measures (default: {' '.join(DEFAULT_MEASURES)})",
@@ -97,11 +109,26 @@ def add_parser(sub) -> None:
     p.add_argument("--top", type=_count, default=5, help="how many of the most hurt queries to list (5)")
     p.add_argument("--n-resamples", type=_count, default=10_000, help="randomization test resamples (10000)")
     p.add_argument("--seed", type=_count, default=0, help="random seed (0)")
-    p.add_argument("-l", "--rel", type=int, default=1, help="minimum relevant grade, default 1")
+    p.add_argument("-l", "--rel", type=int, default=None, help="minimum relevant grade, default 1")
+    diff_history.add_arguments(p)
 
 
 def run(args) -> int:
     """Run ``rankviz diff``; print the report; return 1 on a regression, else 0."""
+    if diff_history.wanted(args):
+        diff_history.check(args)
+        qrels, new = _history_inputs(args)
+        result = diff_history.history_result(args, qrels, new, SCHEMA)
+        writer = {"text": diff_history.text_report, "markdown": diff_history.markdown_text, "json": json_text}[
+            args.format
+        ]
+        sys.stdout.write(writer(result))
+        return result["exit_code"]
+    if args.new is None:  # `rankviz diff BASE.jsonl NEW.jsonl`: argparse gave the first log to QRELS
+        if args.qrels is None:
+            raise UsageError("the following arguments are required: NEW_RUN")
+        args.qrels, args.baseline, args.new = None, args.qrels, args.baseline
+    args.rel = 1 if args.rel is None else args.rel
     result = diff_result(args)
     writer = {"text": text_report, "markdown": markdown_text, "json": json_text}[args.format]
     sys.stdout.write(writer(result))
@@ -136,6 +163,7 @@ def diff_result(args) -> dict:
     regressions = [r["measure"] for r in rows if r["regression"]]
     return {
         "schema": SCHEMA,
+        "mode": "runs",
         "qrels": str(args.qrels),
         "baseline": {"path": str(args.baseline), "system": tags[_BASELINE]},
         "new": {"path": str(args.new), "system": tags[_NEW]},
@@ -189,6 +217,28 @@ def _inputs(args):
         if problem is not None:
             raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
     return qrels, runs
+
+
+def _history_inputs(args):
+    """(qrels, new run) of ``rankviz diff --history PATH QRELS RUN`` (a log alone gives both); unusable qrels refused."""
+    from .._errors import InputError
+    from .logs import is_log, qrels_of, run_of
+
+    if args.new is not None:
+        raise UsageError(
+            f"with --history give QRELS and one run (rankviz diff --history PATH QRELS RUN), not two runs: "
+            f"the baseline is the record --against {args.against} ({args.new!r} is one file too many)"
+        )
+    if args.qrels is None and not is_log(args.baseline):
+        raise InputError(
+            "QRELS is required (rankviz diff --history PATH QRELS RUN) unless RUN is a JSONL log with gold ids"
+        )
+    qrels = qrels_of(args.baseline if args.qrels is None else args.qrels)
+    new = run_of(args.baseline)
+    problem = unusable_qrels(qrels, new, 1, f"RUN {args.baseline}")
+    if problem is not None:
+        raise InputError(f"cannot gate on these qrels (a gate on them would pass every change): {problem[1]}")
+    return qrels, new
 
 
 def _rows(comparison, per_query, args) -> list[dict]:
@@ -330,20 +380,6 @@ def text_report(result: dict) -> str:
             lines.append(f"  {h['query_id']:<12}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
     lines += ["", *textwrap.wrap(result["rule"], 110), *textwrap.wrap(result["size"], 110), "", _verdict(result)]
     return "\n".join(lines) + "\n"
-
-
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character CommonMark lets one escape
-
-
-def markdown_escape(text) -> str:
-    """User text made literal in a markdown table cell: whitespace collapsed, every ASCII punctuation backslashed.
-
-    Examples
-    --------
-    >>> markdown_escape("a|b <script>*x*</script>")
-    'a\\\\|b \\\\<script\\\\>\\\\*x\\\\*\\\\<\\\\/script\\\\>'
-    """
-    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def markdown_text(result: dict) -> str:

@@ -186,7 +186,7 @@ def test_json_has_the_documented_schema(covid, shuffled, capsys):
     qrels, run, _ = covid
     code, out, _ = diff(capsys, qrels, run, shuffled, "--format", "json")
     doc = json.loads(out)
-    assert doc["schema"] == "rankviz.diff/2" and doc["exit_code"] == code == 1
+    assert doc["schema"] == "rankviz.diff/3" and doc["mode"] == "runs" and doc["exit_code"] == code == 1
     assert [m["measure"] for m in doc["measures"]] == ["nDCG@10", "RR@10", "AP", "R@100"]
     row = doc["measures"][0]
     assert set(row) == {

@@ -29,6 +29,7 @@ def test_notebooks_exist_numbered_and_without_outputs():
         "06_many_systems_and_fusion",
         "07_at_scale",
         "09_labels",
+        "11_tracking_over_time",
         "12_suites_and_leaderboards",
     ):
         assert expected in names
