@@ -30,6 +30,7 @@ def test_notebooks_exist_numbered_and_without_outputs():
         "07_at_scale",
         "09_labels",
         "12_suites_and_leaderboards",
+        "13_rag_pipeline",
     ):
         assert expected in names
     for path in NOTEBOOKS:
