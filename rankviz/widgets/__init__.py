@@ -18,6 +18,11 @@ browser. The package shows its layers:
     With ``explore(..., store=, annotator=)``: the unjudged documents of the list
     shown, graded in place into a :class:`~rankviz.labels.LabelStore`, the
     explorer re-evaluated with the store's labels over the qrels.
+:mod:`rankviz.widgets.explorer_stages`
+    With ``explore(..., stages=)``: the selected query's relevant documents, their
+    position at each stage of a :func:`rankviz.stages` pipeline and where each was
+    lost (:class:`~rankviz.widgets.explorer_stages.StageView`; its HTML is
+    :mod:`rankviz.widgets.render_stages`).
 :mod:`rankviz.widgets.ranked`
     One query's ranked list at a time, from that query's rows only, joined with
     document titles and texts (what the explorer's table shows).

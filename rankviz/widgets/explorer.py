@@ -13,9 +13,10 @@ import ipywidgets as w
 
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
-from . import render
+from . import render, render_stages
 from .explorer_judging import ExplorerJudging, JudgeRow
 from .explorer_model import FAILURE_NOTE, ExplorerModel
+from .explorer_stages import StageView
 
 __all__ = ["ExplorerModel", "Explorer", "explore", "NO_BASELINE"]
 
@@ -26,8 +27,18 @@ NO_BASELINE = "(none)"
 class Explorer(w.VBox):
     """The widget returned by :func:`explore`; see there."""
 
-    def __init__(self, model: ExplorerModel, *, system=None, baseline=None, judging: ExplorerJudging | None = None):
+    def __init__(
+        self,
+        model: ExplorerModel,
+        *,
+        system=None,
+        baseline=None,
+        judging: ExplorerJudging | None = None,
+        stages: StageView | None = None,
+    ):
         self.model = model
+        #: the pipeline's stages (None: no stage view)
+        self.stage_view = stages
         #: the judging logic (None: the explorer does not judge)
         self.judging = judging
         #: the judging row under the table (None without a store)
@@ -46,6 +57,8 @@ class Explorer(w.VBox):
         self.next_failure = w.Button(description="next failure \u25b6", tooltip=FAILURE_NOTE)
         self.query = w.Select(options=[], rows=10, description="query", layout=w.Layout(width="34em"))
         self.header, self.measures, self.table, self.status = w.HTML(), w.HTML(), w.HTML(), w.HTML()
+        #: the selected query's relevant documents at each stage (empty without stages=)
+        self.stages = w.HTML()
         classes = {
             "rankviz-system": self.system,
             "rankviz-baseline": self.baseline,
@@ -58,6 +71,7 @@ class Explorer(w.VBox):
             "rankviz-measures": self.measures,
             "rankviz-table": self.table,
             "rankviz-status": self.status,
+            "rankviz-stage-view": self.stages,
         }
         for name, widget in classes.items():
             widget.add_class(name)
@@ -67,6 +81,7 @@ class Explorer(w.VBox):
                 w.HBox([self.search, self.next_failure]),
                 w.HBox([self.query, w.VBox([self.header, self.measures])]),
                 self.table,
+                *([] if self.stage_view is None else [self.stages]),
                 *([] if self.judge_row is None else [self.judge_row]),
                 self.status,
             ]
@@ -112,7 +127,7 @@ class Explorer(w.VBox):
             panel = render.query_header(qid, system, text) + render.measure_table(
                 m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
             )
-            table = self._table_html(qid)
+            table = self._table_html(qid) + self._stages_html(qid)
             items.append(
                 {
                     "label": render.query_option(value, qid, text),
@@ -138,6 +153,12 @@ class Explorer(w.VBox):
             return render.ranked_list_table(m.top(system, qid, k), m.snippet_length)
         mine, theirs = m.side_by_side(system, baseline, qid, k)
         return render.side_by_side(mine, theirs, system, baseline, m.snippet_length)
+
+    def _stages_html(self, qid) -> str:
+        view = self.stage_view
+        if view is None or qid is None:
+            return ""
+        return render_stages.stage_table(view.table(qid), view.names, view.ordered, view.sentence(qid), view.best(qid))
 
     @property
     def selected_system(self):
@@ -165,7 +186,7 @@ class Explorer(w.VBox):
         m, system, k, qid = self.model, self.selected_system, self.k.value, self.query.value
         if qid is None:
             self.header.value = render.query_header(None)
-            self.measures.value = self.table.value = ""
+            self.measures.value = self.table.value = self.stages.value = ""
         else:
             self.header.value = render.query_header(qid, system, m.query_text(qid))
             means = m.system_means(system, k)
@@ -173,6 +194,7 @@ class Explorer(w.VBox):
                 m.query_measures(system, qid, k), means, m.first_relevant(system, qid)
             )
             self.table.value = self._table_html(qid)
+            self.stages.value = self._stages_html(qid)
         if self.judge_row is not None and self.judging is not None:
             self.judge_row.show([] if qid is None else self.judging.unjudged(system, qid, k))
         self.status.value = render.status_line(m.status(system, k, self.order.value, self.search.value), note)
@@ -252,6 +274,7 @@ def explore(
     snippet_length: int = 160,
     store=None,
     annotator: str | None = None,
+    stages=None,
     options: EvalOptions,
 ) -> Explorer:
     """An ipywidgets per-query debugger: worst queries first, their ranked lists and measures.
@@ -306,6 +329,11 @@ def explore(
         ``store`` there is no judge row.
     annotator : str, optional
         Who judges (required with ``store``); each grade is stored under this name.
+    stages : Stages, optional
+        What :func:`rankviz.stages` returns for a pipeline over these queries: under the ranked list, a stage
+        view shows the selected query's relevant documents, their position at each stage (``—`` where a stage
+        does not hold one, ``in`` for an unordered stage that does), where each was lost and why, and the
+        query's one-line explanation.
 
     Returns
     -------
@@ -317,13 +345,14 @@ def explore(
         ``show_next_failure()`` and ``select(query_id)``; with ``store``, also
         ``judging`` (the :class:`~rankviz.widgets.explorer_judging.ExplorerJudging`),
         ``judge_row`` (its widgets: ``document``, ``buttons``, ``message``) and
-        ``judge(doc_id, grade)``.
+        ``judge(doc_id, grade)``; with ``stages``, ``stages`` (the stage view's ``HTML``) and
+        ``stage_view`` (the :class:`~rankviz.widgets.explorer_stages.StageView`).
 
     Raises
     ------
     rankviz.InputError
         For an empty run, an unknown ``system``, ``k`` and ``measure`` that disagree,
-        or ``store`` without ``annotator``.
+        ``store`` without ``annotator``, or ``stages`` that is not what :func:`rankviz.stages` returns.
 
     See Also
     --------
@@ -344,9 +373,10 @@ def explore(
     >>> ui.model.query_measures("bm25", qid, 5)["RR@5"]
     0.0
     """
+    view = None if stages is None else StageView(stages)  # refused before the run is evaluated
     model = ExplorerModel(
         run, qrels, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length,
         **options.as_keywords(),
     )  # fmt: skip
     judging = None if store is None else ExplorerJudging(model, qrels, store, annotator=annotator)
-    return Explorer(model, system=system, baseline=baseline, judging=judging)
+    return Explorer(model, system=system, baseline=baseline, judging=judging, stages=view)

@@ -31,6 +31,7 @@ def test_notebooks_exist_numbered_and_without_outputs():
         "09_labels",
         "11_tracking_over_time",
         "12_suites_and_leaderboards",
+        "13_rag_pipeline",
     ):
         assert expected in names
     for path in NOTEBOOKS:
