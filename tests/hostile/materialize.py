@@ -16,8 +16,12 @@ import pandas as pd
 from .data import FileInput, render
 
 
-def write_files(inputs: dict, tmp: Path) -> dict:
-    """``inputs`` with every :class:`FileInput` (also inside lists) replaced by the path of its rendering."""
+def write_files(inputs: dict, tmp: Path, written: dict | None = None) -> dict:
+    """``inputs`` with every :class:`FileInput` (also inside lists) replaced by the path of its rendering.
+
+    ``written`` (when given) receives path -> bytes of every file written, to check that the call left them alone.
+    """
+    written = {} if written is None else written
 
     def write(spec: FileInput) -> str:
         rendered = render(spec)
@@ -29,10 +33,12 @@ def write_files(inputs: dict, tmp: Path) -> dict:
                     content = spec.damage(content)
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 (target / name).write_bytes(content)
+                written[str(target / name)] = content
         else:
             if spec.damage is not None:
                 rendered = spec.damage(rendered)
             target.write_bytes(rendered)
+            written[str(target)] = rendered
         return str(target)
 
     def walk(value: Any) -> Any:

@@ -647,7 +647,9 @@ register(
         "rankviz.stats.power",
         TABLE_ROLES,
         build=lambda: {"table": per_query_table()},
-        call=lambda inp, tmp: _stats().power(inp["table"], system="B", baseline="A", measure="nDCG@10"),
+        call=lambda inp, tmp: _stats().power(
+            inp["table"], system="B", baseline="A", measure="nDCG@10", difference=0.1
+        ),
     )
 )
 register(

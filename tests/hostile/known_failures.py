@@ -1,0 +1,1 @@
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
