@@ -172,3 +172,57 @@ def catch(call, *args):
             result, error = None, exc
     flagged = [w for w in caught if issubclass(w.category, RankvizWarning)]
     return result, error, flagged
+
+
+def in_child(fn, *args, timeout: float = 120.0) -> None:
+    """Run ``fn(*args)`` in a forked child: a crash (a signal), a hang or an OOM kill fails the test, not pytest.
+
+    An AssertionError in the child is raised again here with its message; any other exception too,
+    with its traceback as text.
+    """
+    import os
+    import select
+    import signal
+    import time
+    import traceback
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, report, leave without running the parent's exit handlers
+        os.close(read_end)
+        try:
+            fn(*args)
+            message = b"ok"
+        except AssertionError as exc:
+            message = b"F" + str(exc).encode("utf-8", "replace")
+        except BaseException:  # noqa: BLE001 - reported to the parent
+            message = b"E" + traceback.format_exc().encode("utf-8", "replace")
+        try:
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(message)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + timeout
+    with os.fdopen(read_end, "rb") as pipe:
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([pipe], [], [], max(left, 0))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise AssertionError(f"hung: no outcome after {timeout:.0f} s")
+            chunk = os.read(pipe.fileno(), 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    message = b"".join(chunks)
+    if os.WIFSIGNALED(status):
+        raise AssertionError(f"the process crashed with signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})")
+    if message == b"ok":
+        return
+    if not message:
+        raise AssertionError(f"the process died without an outcome (exit status {os.WEXITSTATUS(status)})")
+    text = message[1:].decode("utf-8", "replace")
+    raise AssertionError(text if message[:1] == b"F" else f"the harness itself failed:\n{text}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from .known_failures import KNOWN_FAILURES
-from .materialize import catch, fingerprint, same, snapshot, write_files
+from .materialize import catch, fingerprint, in_child, same, snapshot, write_files
 from .mutators import EQUAL_OR_REFUSED, EQUIVALENT, FLAGGED, ROBUST, applicable
 from .registry import entry_points
 
@@ -108,6 +109,8 @@ def _unescaped_texts(result) -> list[str]:
 
 def check(entry, mutation) -> None:
     base_fp, base_warnings = baseline(entry)
+    if os.environ.get("HOSTILE_TRACE"):  # which input a crash (a signal: no Python traceback) came from
+        print(f"hostile: {entry.name} with {mutation.description}"[:300], file=sys.__stderr__, flush=True)
     cli = entry.name.startswith("cli:")
     before = snapshot(mutation.inputs)
     with tempfile.TemporaryDirectory() as tmp:
@@ -255,7 +258,8 @@ def test_hostile_input(entry, mut):
         mutation = mut.mutate(data.draw, entry, entry.build())
         if mutation is None:
             return
-        check(entry, mutation)
+        baseline(entry)  # computed once, in this process
+        in_child(check, entry, mutation)
 
     run()
 
