@@ -43,6 +43,7 @@ class Mutation:
     expect: str
     description: str
     renames: bool = False  # queries renamed/reordered: resampling may differ, so stochastic entries compare shapes
+    sign_free: bool = False  # systems renamed: a difference of two systems may change its sign
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def _numeric_pool(family: str, n: int) -> list:
     out = []
     for value in range(1, 4 if family == "q" else 6):
         out += [f"{value}", f"0{value}", f"00{value}", f"{value}.0", f"{value}.00", f"+{value}", f"{value}e0"]
-        out += [f" {value}", f"{value} ", f"0{value}.0"]
+        out += [f"0{value}.0", f"{value}_0", f"{value}.", f"0x{value}"]
     return out
 
 
@@ -185,7 +186,7 @@ def ids_numeric_strings(draw, entry, inputs):
     return _renaming(draw, entry, inputs, _numeric_pool, "numeric-looking strings")
 
 
-_INVISIBLE = ["", "\u00a0", "\u200b", "\u200f", "\u202e", "\ufeff", "\u200d", "\u2060", "\r", "\x00", "\u2028", "\t"]
+_INVISIBLE = ["", " ", "\u00a0", "\u200b", "\u200f", "\u202e", "\ufeff", "\u200d", "\u2060", "\r", "\x00", "\u2028", "\t"]
 
 
 def _unicode_pool(family: str, n: int) -> list:
@@ -199,7 +200,11 @@ def _unicode_pool(family: str, n: int) -> list:
 
 @mutator("ids_unicode", "ids")
 def ids_unicode(draw, entry, inputs):
-    return _renaming(draw, entry, inputs, _unicode_pool, "invisible/control characters")
+    """Ids that differ only by invisible characters: kept apart, or refused with a message; never merged."""
+    mutation = _renaming(draw, entry, inputs, _unicode_pool, "invisible/control characters")
+    if mutation is not None:
+        mutation.expect = EQUAL_OR_REFUSED
+    return mutation
 
 
 _MARKUP = ["<script>alert(1)</script>", "$x$", "**b**", "\\textbf{x}", "&amp;", "_u_", "`c`", "{{x}}", "%s", "<b>"]
@@ -230,7 +235,7 @@ def systems_markup(draw, entry, inputs):
     if entry.text_ids and not all(_ok_in_text_file(n) for n in names):
         return None
     mapping = dict(zip(SYSTEMS, names))
-    return Mutation(rename(inputs, mapping), EQUIVALENT, f"systems renamed: {mapping!r}", True)
+    return Mutation(rename(inputs, mapping), EQUIVALENT, f"systems renamed: {mapping!r}", True, sign_free=True)
 
 
 # ---------------------------------------------------------------------------------------------- frames (equivalent)
@@ -266,9 +271,9 @@ def _as_dtype(column: pd.Series, dtype: str) -> pd.Series:
         return column.astype(pd.ArrowDtype(pa.int64()))
     if dtype == "decimal128":
         return pd.Series(
-            pa.array([decimal.Decimal(repr(float(v))) for v in column], type=pa.decimal128(18, 6)),
+            pa.array([decimal.Decimal(repr(float(v))) for v in column], type=pa.decimal128(38, 20)),
             index=column.index,
-            dtype=pd.ArrowDtype(pa.decimal128(18, 6)),
+            dtype=pd.ArrowDtype(pa.decimal128(38, 20)),
             name=column.name,
         )
     if dtype == "decimal":
@@ -282,7 +287,7 @@ def string_dtypes(draw, entry, inputs):
 
     def convert(frame):
         for name in frame.columns:
-            if frame[name].dtype == object or pd.api.types.is_string_dtype(frame[name].dtype):
+            if all(isinstance(v, str) for v in frame[name]) and len(frame):
                 dtype = draw(st.sampled_from(_STRING_DTYPES), label=f"dtype of {name}")
                 chosen[name] = dtype
                 frame[name] = _as_dtype(frame[name], dtype)
@@ -319,7 +324,7 @@ def decimals(draw, entry, inputs):
 
     def convert(frame):
         for name in frame.columns:
-            if frame[name].dtype.kind == "f":
+            if frame[name].dtype.kind == "f" and np.isfinite(frame[name]).all():
                 touched.append(name)
                 frame[name] = _as_dtype(frame[name], dtype)
         return frame
@@ -393,7 +398,7 @@ def infinite_values(draw, entry, inputs):
     return done and Mutation(done[0], FLAGGED, done[1])
 
 
-@mutator("rank_preserving_infinity", "run")
+@mutator("rank_preserving_infinity", "run", skip=lambda entry: "qrels" not in entry.roles)
 def rank_preserving_infinity(draw, entry, inputs):
     """The best score of one ranked list becomes +inf (the order, hence every measure, is unchanged)."""
     query = draw(st.sampled_from(list(QUERIES)), label="query")
@@ -424,12 +429,16 @@ def odd_grades(draw, entry, inputs):
 @mutator("numeric_strings_in_values", "run", "table")
 def numeric_strings_in_values(draw, entry, inputs):
     style = draw(st.sampled_from(["plain", "padded", "comma"]), label="style")
-    fmt = {"plain": repr, "padded": lambda v: f" {v!r} ", "comma": lambda v: repr(v).replace(".", ",")}[style]
+    fmt = {
+        "plain": lambda v: repr(float(v)),
+        "padded": lambda v: f" {float(v)!r} ",
+        "comma": lambda v: repr(float(v)).replace(".", ","),
+    }[style]
     done = _one_cell(draw, inputs, lambda v: fmt(v) if isinstance(v, float) else v, _score_like, "a number as text")
     return done and Mutation(done[0], FLAGGED, done[1])
 
 
-@mutator("duplicate_rows", "run", "qrels", "table")
+@mutator("duplicate_rows", "run", "qrels", "table", skip=lambda e: e.name == "rankviz.labels.LabelStore.add")
 def duplicate_rows(draw, entry, inputs):
     which = draw(st.integers(0, 10_000), label="row")
     exact = draw(st.booleans(), label="exact copy")
@@ -536,7 +545,7 @@ def segments_damaged(draw, entry, inputs):
     else:
 
         def frames(frame):
-            if "kind" in frame:
+            if "kind" in frame and "query_id" in frame:
                 frame["kind"] = frame["kind"].astype(object)
                 frame.loc[frame["query_id"] == query, "kind"] = pd.Series([token], dtype=object).iloc[0:1].values
             return frame
@@ -677,7 +686,9 @@ def _json_target(draw, inputs: dict, want: str):
     if not files:
         return None
     spec = draw(st.sampled_from(files), label="file")
-    paths = [p for p in _containers(spec.obj) if isinstance(_get(spec.obj, p), dict if want == "dict" else (dict, list))]
+    roots = {"beir": ("queries", "corpus"), "notebook_dir": ("a.ipynb",)}.get(spec.kind)
+    paths = [p for p in _containers(spec.obj) if roots is None or (p and p[0] in roots and len(p) >= 2)]
+    paths = [p for p in paths if isinstance(_get(spec.obj, p), dict if want == "dict" else (dict, list))]
     paths = [p for p in paths if len(_get(spec.obj, p))]
     if not paths:
         return None
@@ -832,6 +843,22 @@ def markup_text(draw, entry, inputs):
                 if isinstance(record, dict) and isinstance(record.get("question"), str):
                     record["question"] = f"{payload} {record['question']}"
     return Mutation(out, ROBUST, f"markup {payload!r} in every text")
+
+
+@mutator("measure_containers", "measures")
+def measure_containers(draw, entry, inputs):
+    form = draw(st.sampled_from(["tuple", "series", "array", "arrow", "one string"]), label="form")
+    names = inputs["measures"]
+    given = {
+        "tuple": lambda: tuple(names),
+        "series": lambda: pd.Series(names),
+        "array": lambda: np.array(names),
+        "arrow": lambda: pd.array(names, dtype="string[pyarrow]"),
+        "one string": lambda: names[:1] if entry.name == "rankviz.parse_measure" else names[0],
+    }[form]()
+    out = {**copy.deepcopy(inputs), "measures": given}
+    expect = EQUAL_OR_REFUSED if form != "one string" or entry.name == "rankviz.parse_measure" else ROBUST
+    return Mutation(out, expect, f"measures given as {form}: {given!r}")
 
 
 def applicable(entry) -> list[Mutator]:

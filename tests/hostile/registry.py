@@ -61,6 +61,7 @@ class Entry:
     reason: str | None = None  # why a registered name is not an entry point
     stochastic: bool = False  # resampling: renamed/reordered queries may draw other resamples
     text_ids: bool = False  # ids pass through a whitespace-separated text file
+    numbers: bool = True  # whether the result's numbers are compared (not for an HTML page that prints ids)
 
     @property
     def is_entry_point(self) -> bool:
@@ -237,8 +238,10 @@ register(
     Entry(
         "rankviz.compare",
         RUN_ROLES,
-        build=run_qrels,
-        call=lambda inp, tmp: _rv("compare")(inp["run"], "A", ["RR@10", "AP"], inp["qrels"], n_resamples=200, rng=0),
+        build=lambda: {**run_qrels(), "baseline": "A"},
+        call=lambda inp, tmp: _rv("compare")(
+            inp["run"], inp["baseline"], ["RR@10", "AP"], inp["qrels"], n_resamples=200, rng=0
+        ),
         stochastic=True,
     )
 )
@@ -255,8 +258,10 @@ register(
     Entry(
         "rankviz.changes",
         RUN_ROLES,
-        build=run_qrels,
-        call=lambda inp, tmp: _rv("changes")(inp["run"], inp["qrels"], system="B", baseline="A", k=5),
+        build=lambda: {**run_qrels(), "system": "B", "baseline": "A"},
+        call=lambda inp, tmp: _rv("changes")(
+            inp["run"], inp["qrels"], system=inp["system"], baseline=inp["baseline"], k=5
+        ),
     )
 )
 for _name, _kw in (
@@ -433,6 +438,7 @@ register(
         build=lambda: {"run": D.single_system_run()},
         call=lambda inp, tmp: (_rv("write_run")(inp["run"], tmp / "out.run"), _written(tmp, "out.run"))[1],
         aliases=("rankviz.write_run",),
+        text_ids=True,
     )
 )
 register(
@@ -442,6 +448,7 @@ register(
         build=lambda: {"qrels": D.qrels_frame()},
         call=lambda inp, tmp: (_rv("write_qrels")(inp["qrels"], tmp / "out.qrels"), _written(tmp, "out.qrels"))[1],
         aliases=("rankviz.write_qrels",),
+        text_ids=True,
     )
 )
 register(
@@ -612,8 +619,10 @@ register(
     Entry(
         "rankviz.stats.compare",
         TABLE_ROLES,
-        build=lambda: {"table": per_query_table()},
-        call=lambda inp, tmp: _stats().compare(inp["table"], baseline="A", measures=["RR@10"], n_resamples=200, rng=0),
+        build=lambda: {"table": per_query_table(), "baseline": "A"},
+        call=lambda inp, tmp: _stats().compare(
+            inp["table"], baseline=inp["baseline"], measures=["RR@10"], n_resamples=200, rng=0
+        ),
         stochastic=True,
     )
 )
@@ -638,17 +647,19 @@ register(
     Entry(
         "rankviz.stats.paired_differences",
         TABLE_ROLES,
-        build=lambda: {"table": per_query_table()},
-        call=lambda inp, tmp: _stats().paired_differences(inp["table"], system="B", baseline="A", measure="RR@10"),
+        build=lambda: {"table": per_query_table(), "system": "B", "baseline": "A"},
+        call=lambda inp, tmp: _stats().paired_differences(
+            inp["table"], system=inp["system"], baseline=inp["baseline"], measure="RR@10"
+        ),
     )
 )
 register(
     Entry(
         "rankviz.stats.power",
         TABLE_ROLES,
-        build=lambda: {"table": per_query_table()},
+        build=lambda: {"table": per_query_table(), "system": "B", "baseline": "A"},
         call=lambda inp, tmp: _stats().power(
-            inp["table"], system="B", baseline="A", measure="nDCG@10", difference=0.1
+            inp["table"], system=inp["system"], baseline=inp["baseline"], measure="nDCG@10", difference=0.1
         ),
     )
 )
@@ -741,16 +752,18 @@ register(
     Entry(
         "rankviz.plots.failures",
         PLOT_ROLES,
-        lambda: {"table": per_query_table(), "queries": D.queries_frame()},
-        lambda inp, tmp: _plots().failures(inp["table"], measure="RR@10", system="B", queries=inp["queries"]),
+        lambda: {"table": per_query_table(), "queries": D.queries_frame(), "system": "B"},
+        lambda inp, tmp: _plots().failures(inp["table"], measure="RR@10", system=inp["system"], queries=inp["queries"]),
     )
 )
 register(
     Entry(
         "rankviz.plots.paired_differences",
         PLOT_ROLES,
-        lambda: {"table": per_query_table()},
-        _plot("paired_differences", system="B", baseline="A", measure="nDCG@10"),
+        lambda: {"table": per_query_table(), "system": "B", "baseline": "A"},
+        lambda inp, tmp: _plots().paired_differences(
+            inp["table"], system=inp["system"], baseline=inp["baseline"], measure="nDCG@10"
+        ),
     )
 )
 register(
@@ -784,16 +797,16 @@ register(
     Entry(
         "rankviz.plots.ci",
         ("plot", "systems", "text"),
-        lambda: {"results": _boot_results()},
-        _plot("ci", key="results", baseline="A"),
+        lambda: {"results": _boot_results(), "baseline": "A"},
+        lambda inp, tmp: _plots().ci(inp["results"], baseline=inp["baseline"]),
     )
 )
 register(
     Entry(
         "rankviz.plots.bootstrap_distribution",
         ("plot", "systems", "text"),
-        lambda: {"results": _boot_results()},
-        _plot("bootstrap_distribution", key="results", system="A", measure="RR@10"),
+        lambda: {"results": _boot_results(), "system": "A"},
+        lambda inp, tmp: _plots().bootstrap_distribution(inp["results"], system=inp["system"], measure="RR@10"),
     )
 )
 register(
@@ -941,6 +954,7 @@ register(
         },
         call=_report,
         text_ids=True,
+        numbers=False,
         stochastic=True,
     )
 )
@@ -956,7 +970,7 @@ register(
         "cli:notebooks",
         ("path", "json"),
         build=lambda: {"folder": D.FileInput({"a.ipynb": MINIMAL_NOTEBOOK}, "notebook_dir", "nbs")},
-        call=lambda inp, tmp: cli(["notebooks", inp["folder"], "-o", str(tmp / "build"), "--quiet"])[:2],
+        call=lambda inp, tmp: cli(["notebooks", inp["folder"], "-o", str(tmp / "build"), "--quiet"]),
     )
 )
 
