@@ -63,7 +63,11 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, pd.Series):
         return a.dtype == b.dtype and a.index.equals(b.index) and a.equals(b)
     if isinstance(a, np.ndarray):
-        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype == object:
+            return all(same(x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+        return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
     if isinstance(a, dict):
         return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
@@ -151,7 +155,9 @@ def fingerprint(result: Any, *, cli_text: bool = False) -> Any:
     """What must not change under a value-equivalent mutation: the sorted numbers (rounded), or None."""
     if cli_text:  # (exit status, stdout, ...): the status and the numbers printed, as text
         code, out = result[0], result[1]
-        return code, sorted(re.findall(r"-?\d+\.\d+", out))
+        # the measures as printed (4 decimals, as trec_eval); not ids such as '1.0' that a table may show
+        printed = re.findall(r"(?<![\w.+-])-?\d+\.\d{4}(?![\w.])", out)
+        return code, sorted(p.replace("-0.0000", "0.0000") for p in printed)
     found = numbers(result)
     if found is None:
         return None
@@ -189,6 +195,9 @@ def in_child(fn, *args, timeout: float = 120.0) -> None:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: run, report, leave without running the parent's exit handlers
+        import faulthandler
+
+        faulthandler.disable()  # a crash is reported by the parent, without the child's thread dump
         os.close(read_end)
         try:
             fn(*args)

@@ -784,29 +784,27 @@ register(
 )
 
 
-def _boot_results():
-    return _cached(
-        "boot",
-        lambda: _stats().bootstrap(
-            per_query_table(), ["RR@10", "nDCG@10"], n_resamples=200, method="percentile", rng=0
-        ),
-    )
+def _bootstrapped(table: pd.DataFrame):
+    """The plots' input: bootstrap results of a (possibly mutated) per-query table (its warnings are the plot's)."""
+    return _stats().bootstrap(table, ["RR@10", "nDCG@10"], n_resamples=200, method="percentile", rng=0)
 
 
 register(
     Entry(
         "rankviz.plots.ci",
-        ("plot", "systems", "text"),
-        lambda: {"results": _boot_results(), "baseline": "A"},
-        lambda inp, tmp: _plots().ci(inp["results"], baseline=inp["baseline"]),
+        PLOT_ROLES,
+        lambda: {"table": per_query_table(), "baseline": "A"},
+        lambda inp, tmp: _plots().ci(_bootstrapped(inp["table"]), baseline=inp["baseline"]),
     )
 )
 register(
     Entry(
         "rankviz.plots.bootstrap_distribution",
-        ("plot", "systems", "text"),
-        lambda: {"results": _boot_results(), "system": "A"},
-        lambda inp, tmp: _plots().bootstrap_distribution(inp["results"], system=inp["system"], measure="RR@10"),
+        PLOT_ROLES,
+        lambda: {"table": per_query_table(), "system": "A"},
+        lambda inp, tmp: _plots().bootstrap_distribution(
+            _bootstrapped(inp["table"]), system=inp["system"], measure="RR@10"
+        ),
     )
 )
 register(

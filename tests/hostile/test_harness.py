@@ -171,8 +171,8 @@ def _diff(a, b) -> str:
 
 
 #: Entry points that share their input handling. By default the first of a family gets every applicable
-#: mutator and the others a rotating share (every mutator still reaches the family); CI=true (or
-#: HOSTILE_FULL=1) runs the full cross product.
+#: mutator and the others a rotating share (every mutator still reaches the family); HOSTILE_FULL=1
+#: runs the full cross product (CI=true draws more examples of the same cases).
 FAMILIES = {
     "long run and qrels": [
         "rankviz.evaluate",
@@ -212,6 +212,8 @@ FAMILIES = {
         "rankviz.plots.paired_differences",
         "rankviz.plots.metric_at_k",
         "rankviz.plots.recall_vs_mrr",
+        "rankviz.plots.ci",
+        "rankviz.plots.bootstrap_distribution",
     ],
     "TREC text readers": ["rankviz.io.read_run", "rankviz.io.read_runs", "rankviz.io.read_qrels", "rankviz.io.read_topics"],
     "writers": ["rankviz.io.write_run", "rankviz.io.write_qrels", "rankviz.io.write_jsonl"],
@@ -224,8 +226,8 @@ FAMILIES = {
     "frames to dicts": ["rankviz.io.qrels_to_dict", "rankviz.io.run_to_dict", "rankviz.fuse"],
     "p-values": ["rankviz.stats.holm", "rankviz.stats.benjamini_hochberg"],
 }
-FULL = IN_CI or os.environ.get("HOSTILE_FULL", "") == "1"
-SHARE = 3  # mutators per non-first family member by default
+FULL = os.environ.get("HOSTILE_FULL", "") == "1"
+SHARE = 2  # mutators per non-first family member by default
 
 
 def _selected(entry, mutators: list) -> list:
