@@ -22,6 +22,19 @@ _LABEL_STUDIO_FILE = (
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("rankviz.evaluate", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.mean_average_precision", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.fusion.tune", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.io.run_to_dict", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.io.write_jsonl", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.stats.bootstrap", "lists_for_scalars"): _LIST_IN_CELL,
+    ("rankviz.stats.tukey_hsd_p", "numbers_damaged"): (
+        "tukey_hsd_p(scores with a NaN in row 0, 100, default_rng(0)) returns other p-values in silence "
+        "(0.0099 where the clean scores give 0.0396); repro: test_known_failures.py::test_tukey_refuses_nan_scores"
+    ),
+    ("cli:diff", "ids_markup"): (
+        "rankviz diff's 'Most hurt queries' glues a long query id to its number "
+        "('<script>alert(1)</script>q00.6433 -> 0.1900'); repro: test_known_failures.py::test_diff_hurt_queries_keep_ids_apart"
+    ),
     ("rankviz.evaluate", "segments_distinct_values"): (
         "evaluate(run, ['RR@10'], qrels, by={q: ('01', '1')[i % 2] ...}) gives one segment (issue 31, class 1); "
         "repro: test_known_failures.py::test_distinct_attribute_values_are_distinct_segments"
@@ -38,7 +51,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ),
     ("rankviz.io.read_jsonl", "json_wrong_types"): (
         "read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line; repro: "
-        "printf 'null\\n{\"query_id\": \"q1\", \"retrieved\": [\"d1\"]}\\n' > log.jsonl; "
+        'printf \'null\\n{"query_id": "q1", "retrieved": ["d1"]}\\n\' > log.jsonl; '
         "python -c \"import rankviz; rankviz.read_jsonl('log.jsonl')\""
     ),
     ("rankviz.io.write_run", "lists_for_scalars"): _LIST_IN_CELL,

@@ -156,8 +156,9 @@ def fingerprint(result: Any, *, cli_text: bool = False) -> Any:
     if cli_text:  # (exit status, stdout, ...): the status and the numbers printed, as text
         code, out = result[0], result[1]
         # the measures as printed (4 decimals, as trec_eval); not ids such as '1.0' that a table may show
-        printed = re.findall(r"(?<![\w.+-])-?\d+\.\d{4}(?![\w.])", out)
-        return code, sorted(p.replace("-0.0000", "0.0000") for p in printed)
+        # the sign of a printed zero follows float noise (the order of a sum): '+0.0000', '-0.0000' and '0.0000' agree
+        printed = re.findall(r"(?<![\w.])[+-]?\d+\.\d{4}(?![\w.])", out)
+        return code, sorted("0.0000" if p.lstrip("+-") == "0.0000" else p.lstrip("+") for p in printed)
     found = numbers(result)
     if found is None:
         return None
@@ -228,7 +229,9 @@ def in_child(fn, *args, timeout: float = 120.0) -> None:
     _, status = os.waitpid(pid, 0)
     message = b"".join(chunks)
     if os.WIFSIGNALED(status):
-        raise AssertionError(f"the process crashed with signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})")
+        raise AssertionError(
+            f"the process crashed with signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})"
+        )
     if message == b"ok":
         return
     if not message:

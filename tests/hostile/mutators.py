@@ -186,7 +186,21 @@ def ids_numeric_strings(draw, entry, inputs):
     return _renaming(draw, entry, inputs, _numeric_pool, "numeric-looking strings")
 
 
-_INVISIBLE = ["", " ", "\u00a0", "\u200b", "\u200f", "\u202e", "\ufeff", "\u200d", "\u2060", "\r", "\x00", "\u2028", "\t"]
+_INVISIBLE = [
+    "",
+    " ",
+    "\u00a0",
+    "\u200b",
+    "\u200f",
+    "\u202e",
+    "\ufeff",
+    "\u200d",
+    "\u2060",
+    "\r",
+    "\x00",
+    "\u2028",
+    "\t",
+]
 
 
 def _unicode_pool(family: str, n: int) -> list:
@@ -211,7 +225,9 @@ _MARKUP = ["<script>alert(1)</script>", "$x$", "**b**", "\\textbf{x}", "&amp;", 
 
 
 def _markup_pool(family: str, n: int) -> list:
-    return [f"{m}{family}{i}" for i in range(3) for m in _MARKUP] + [f"{family}{i}{m}" for i in range(3) for m in _MARKUP]
+    return [f"{m}{family}{i}" for i in range(3) for m in _MARKUP] + [
+        f"{family}{i}{m}" for i in range(3) for m in _MARKUP
+    ]
 
 
 @mutator("ids_markup", "ids")
@@ -308,7 +324,9 @@ def numeric_dtypes(draw, entry, inputs):
             if kind == "f":
                 dtype = draw(st.sampled_from(["Float64", "arrow_float"]), label=f"dtype of {name}")
             elif kind in "iu":
-                dtype = draw(st.sampled_from(["Int64", "arrow_int", "int32", "int8", "uint8"]), label=f"dtype of {name}")
+                dtype = draw(
+                    st.sampled_from(["Int64", "arrow_int", "int32", "int8", "uint8"]), label=f"dtype of {name}"
+                )
             else:
                 continue
             chosen[name] = dtype
@@ -421,7 +439,9 @@ def rank_preserving_infinity(draw, entry, inputs):
 @mutator("odd_grades", "qrels")
 def odd_grades(draw, entry, inputs):
     value = draw(
-        st.sampled_from([2**53 + 1, 2**60, -(2**60), 2**63 - 1, 1.5, 1.7, "1", "01", "high", True, np.uint64(2**64 - 1)]),
+        st.sampled_from(
+            [2**53 + 1, 2**60, -(2**60), 2**63 - 1, 1.5, 1.7, "1", "01", "high", True, np.uint64(2**64 - 1)]
+        ),
         label="grade",
     )
     done = _one_cell(draw, inputs, lambda v: value, lambda f: [c for c in f.columns if c == "relevance"], "a grade")
@@ -460,7 +480,9 @@ def duplicate_rows(draw, entry, inputs):
     frames = draw(st.sampled_from(["first", "all"]), label="frames")
     counter = iter(range(100))
     out = map_frames(inputs, lambda f: dup(f) if frames == "all" or next(counter) == 0 else f, files=True)
-    return Mutation(out, FLAGGED, f"row {which} duplicated ({'exact' if exact else 'other values'}) in {frames} frame(s)")
+    return Mutation(
+        out, FLAGGED, f"row {which} duplicated ({'exact' if exact else 'other values'}) in {frames} frame(s)"
+    )
 
 
 @mutator("empty_frames", "run", "qrels", "table")
@@ -609,7 +631,11 @@ def _damage(draw, inputs: dict, damage: Callable[[bytes], bytes], what: str, exp
     if files[target].kind in ("beir", "notebook_dir"):
         names = {"beir": ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv"], "notebook_dir": ["a.ipynb"]}
         files[target].damage_file = draw(st.sampled_from(names[files[target].kind]), label="file in the folder")
-    return Mutation(out, expect, f"{what} ({files[target].name}{'/' + str(files[target].damage_file) if files[target].damage_file else ''})")
+    return Mutation(
+        out,
+        expect,
+        f"{what} ({files[target].name}{'/' + str(files[target].damage_file) if files[target].damage_file else ''})",
+    )
 
 
 @mutator("file_gzip", "path", skip=lambda e: e.name in ("cli:notebooks", "rankviz.io.read_beir"))
@@ -653,7 +679,11 @@ def file_truncated(draw, entry, inputs):
 def file_nul_byte(draw, entry, inputs):
     where = draw(st.floats(0.0, 1.0), label="position")
     return _damage(
-        draw, inputs, lambda b: b[: int(len(b) * where)] + b"\x00" + b[int(len(b) * where) :], "a NUL byte inserted", FLAGGED
+        draw,
+        inputs,
+        lambda b: b[: int(len(b) * where)] + b"\x00" + b[int(len(b) * where) :],
+        "a NUL byte inserted",
+        FLAGGED,
     )
 
 
@@ -755,9 +785,7 @@ def json_wrong_types(draw, entry, inputs):
     key = draw(st.sampled_from(keys), label="key")
     old = obj[key]
     new = draw(
-        st.sampled_from(
-            [None, [old], {"v": old}, 2**60, -(2**63), 1.7, float("nan"), "", "1", True, "None", [], {}]
-        ),
+        st.sampled_from([None, [old], {"v": old}, 2**60, -(2**63), 1.7, float("nan"), "", "1", True, "None", [], {}]),
         label="value",
     )
     obj[key] = new
@@ -792,13 +820,17 @@ def numbers_other_types(draw, entry, inputs):
 
     def convert(v):
         if isinstance(v, (list, np.ndarray)):
-            return {
-                "decimal": lambda a: [decimal.Decimal(repr(float(x))) for x in np.ravel(a)],
-                "numpy": lambda a: np.asarray(a, dtype="float64"),
-                "pandas": lambda a: pd.Series(np.ravel(a)),
-                "arrow": lambda a: pd.array(np.ravel(a), dtype="float64[pyarrow]"),
-                "tuple": lambda a: tuple(np.ravel(a).tolist()),
-            }[form](v) if np.ndim(v) == 1 else v
+            return (
+                {
+                    "decimal": lambda a: [decimal.Decimal(repr(float(x))) for x in np.ravel(a)],
+                    "numpy": lambda a: np.asarray(a, dtype="float64"),
+                    "pandas": lambda a: pd.Series(np.ravel(a)),
+                    "arrow": lambda a: pd.array(np.ravel(a), dtype="float64[pyarrow]"),
+                    "tuple": lambda a: tuple(np.ravel(a).tolist()),
+                }[form](v)
+                if np.ndim(v) == 1
+                else v
+            )
         if isinstance(v, int) and not isinstance(v, bool):
             return {"decimal": decimal.Decimal(v), "numpy": np.int64(v), "pandas": v, "arrow": v, "tuple": v}[form]
         if isinstance(v, float):
@@ -813,8 +845,25 @@ def numbers_other_types(draw, entry, inputs):
 def measure_names(draw, entry, inputs):
     new = draw(
         st.sampled_from(
-            ["RR@10\u200b", "RR@10\u00a0", "<script>alert(1)</script>", "$x$", "", " ", "RR@1e1", "RR@10.0", "P@05",
-             "P@-1", f"P@{2**60}", "P@0", "nDCG@10@10", "RR(rel=)@10", "RR(rel=2**60)@10", "\x00", "ＲＲ@10"]
+            [
+                "RR@10\u200b",
+                "RR@10\u00a0",
+                "<script>alert(1)</script>",
+                "$x$",
+                "",
+                " ",
+                "RR@1e1",
+                "RR@10.0",
+                "P@05",
+                "P@-1",
+                f"P@{2**60}",
+                "P@0",
+                "nDCG@10@10",
+                "RR(rel=)@10",
+                "RR(rel=2**60)@10",
+                "\x00",
+                "ＲＲ@10",
+            ]
         ),
         label="measure",
     )

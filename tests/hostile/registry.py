@@ -29,9 +29,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,6 @@ _CACHE: dict[str, Any] = {}
 def _cached(key: str, make: Callable[[], Any]) -> Any:
     """Derived examples (per-query tables, bootstrap results) computed once; callers get deep copies."""
     import copy
-
     import warnings
 
     if key not in _CACHE:

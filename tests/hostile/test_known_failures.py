@@ -16,7 +16,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rankviz
@@ -45,7 +44,9 @@ def _refused_or_warned(call) -> None:
     assert kind in ("error", "warned"), "accepted in silence"
 
 
-@pytest.mark.xfail(strict=True, reason="read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line")
+@pytest.mark.xfail(
+    strict=True, reason="read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line"
+)
 def test_read_jsonl_null_line_does_not_crash(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('null\n{"query_id": "q1", "retrieved": ["d1"]}\n', encoding="utf-8")
@@ -55,7 +56,9 @@ def test_read_jsonl_null_line_does_not_crash(tmp_path):
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-300:]}"
 
 
-@pytest.mark.xfail(strict=True, reason="slices: the string attributes '01' and '1' (or 2**53 and 2**53+1) become one segment")
+@pytest.mark.xfail(
+    strict=True, reason="slices: the string attributes '01' and '1' (or 2**53 and 2**53+1) become one segment"
+)
 @pytest.mark.parametrize("values", [("01", "1"), (2**53, 2**53 + 1), ("1.0", "1"), (0.1, 0.1000001)])
 def test_distinct_attribute_values_are_distinct_segments(values):
     by = {q: values[i % 2] for i, q in enumerate(D.QUERIES)}
@@ -63,7 +66,9 @@ def test_distinct_attribute_values_are_distinct_segments(values):
     assert table["segment"].nunique() == 2
 
 
-@pytest.mark.xfail(strict=True, reason="by='system' / by='query_id': raw ValueError 'Grouper for ... not 1-dimensional'")
+@pytest.mark.xfail(
+    strict=True, reason="by='system' / by='query_id': raw ValueError 'Grouper for ... not 1-dimensional'"
+)
 @pytest.mark.parametrize("by", ["system", "query_id"])
 def test_by_a_key_column_is_sliced_or_refused(by):
     _outcome(lambda: rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=by))
@@ -76,12 +81,16 @@ def _run_with_list_system():
     return run
 
 
-@pytest.mark.xfail(strict=True, reason="a list in the system column of a run is evaluated in silence (one system loses a row)")
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column of a run is evaluated in silence (one system loses a row)"
+)
 def test_list_in_run_cell_is_refused_by_evaluate():
     _refused_or_warned(lambda: rankviz.evaluate(_run_with_list_system(), ["nDCG@10"], D.qrels_frame()))
 
 
-@pytest.mark.xfail(strict=True, reason="a list in the system column: raw TypeError 'unhashable type: list' in run_to_dict")
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column: raw TypeError 'unhashable type: list' in run_to_dict"
+)
 def test_list_in_run_cell_is_refused_by_run_to_dict():
     _refused_or_warned(lambda: rankviz.run_to_dict(_run_with_list_system()))
 
@@ -92,7 +101,9 @@ def _table():
         return rankviz.evaluate(D.run_frame(), ["RR@10", "nDCG@10"], D.qrels_frame(), per_query=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a list in the system column of a per-query table: raw TypeError in stats.compare")
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column of a per-query table: raw TypeError in stats.compare"
+)
 def test_list_in_table_cell_is_refused_by_compare():
     table = _table()
     table["system"] = table["system"].astype(object)
@@ -119,12 +130,17 @@ def test_wilson_interval_takes_or_refuses_decimals():
     _outcome(lambda: rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)))
 
 
-@pytest.mark.xfail(strict=True, reason="weight_grid(nan, 0.25): raw TypeError 'float object cannot be interpreted as an integer'")
+@pytest.mark.xfail(
+    strict=True, reason="weight_grid(nan, 0.25): raw TypeError 'float object cannot be interpreted as an integer'"
+)
 def test_weight_grid_refuses_nan():
     _outcome(lambda: rankviz.fusion.weight_grid(float("nan"), 0.25))
 
 
-@pytest.mark.xfail(strict=True, reason="LabelStore.import_label_studio: a gzip, UTF-16 or binary export raises a raw UnicodeDecodeError")
+@pytest.mark.xfail(
+    strict=True,
+    reason="LabelStore.import_label_studio: a gzip, UTF-16 or binary export raises a raw UnicodeDecodeError",
+)
 @pytest.mark.parametrize("form", ["utf-16", "binary"])
 def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
     text = D.dumps(D.label_studio_tasks())
@@ -137,7 +153,9 @@ def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
         store.close()
 
 
-@pytest.mark.xfail(strict=True, reason="LabelStore.import_label_studio: a repeated JSON key ('annotations') silently keeps the last")
+@pytest.mark.xfail(
+    strict=True, reason="LabelStore.import_label_studio: a repeated JSON key ('annotations') silently keeps the last"
+)
 def test_label_studio_repeated_key_is_refused(tmp_path):
     tasks = D.label_studio_tasks()
     first = tasks[0]
@@ -161,3 +179,32 @@ def test_empty_tables_in_plots(name):
         else:
             data = rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=D.attributes()).iloc[:0]
     _outcome(lambda: getattr(rankviz.plots, name)(data))
+
+
+@pytest.mark.xfail(strict=True, reason="tukey_hsd_p with a NaN score returns other p-values in silence")
+def test_tukey_refuses_nan_scores():
+    scores = np.array([[0.5, 0.2, 0.4], [0.9, 0.4, 0.5], [0.3, 0.3, 0.2], [0.8, 0.1, 0.6]])
+    scores[0, 0] = np.nan
+    _refused_or_warned(lambda: rankviz.stats.tukey_hsd_p(scores, 100, np.random.default_rng(0)))
+
+
+@pytest.mark.xfail(strict=True, reason="rankviz diff: a long query id runs into its number in 'Most hurt queries'")
+def test_diff_hurt_queries_keep_ids_apart(tmp_path):
+    from .registry import cli
+
+    run, qrels = D.run_frame(), D.qrels_frame()
+    long_id = "<script>alert(1)</script>q0"
+    rename = {"q1": long_id}
+    run["query_id"] = run["query_id"].replace(rename)
+    qrels["query_id"] = qrels["query_id"].replace(rename)
+    paths = {}
+    for name, frame, kind in (("a", run[run.system == "A"], "trec_run"), ("b", run[run.system == "B"], "trec_run")):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_bytes(D.render(D.FileInput(frame, kind)))
+    paths["qrels"] = tmp_path / "qrels.txt"
+    paths["qrels"].write_bytes(D.render(D.FileInput(qrels, "trec_qrels")))
+    code, out, err = cli(["diff", str(paths["qrels"]), str(paths["a"]), str(paths["b"]), "--n-resamples", "200"])
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if long_id in line]
+    assert lines, out
+    assert all(f"{long_id} " in line for line in lines), lines
