@@ -193,8 +193,16 @@ def in_child(fn, *args, timeout: float = 120.0) -> None:
     import time
     import traceback
 
+    if not hasattr(os, "fork"):  # Windows: no isolation (a crash would end the session)
+        fn(*args)
+        return
+    import gc
+
     read_end, write_end = os.pipe()
+    gc.freeze()  # the child's collections then skip the parent's objects (no copy-on-write of the whole heap)
     pid = os.fork()
+    if pid != 0:
+        gc.unfreeze()
     if pid == 0:  # the child: run, report, leave without running the parent's exit handlers
         import faulthandler
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
 from .known_failures import KNOWN_FAILURES
@@ -41,16 +41,31 @@ SLOW_MUTATORS = {
 }
 
 
+# Two Hypothesis profiles, registered here and used only by this module's tests (loading one globally would
+# change every other property test): "hostile" by default, "hostile-ci" under CI=true (more examples,
+# shrinking and the full report, for the smallest repro).
+settings.register_profile(
+    "hostile",
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    # shrinking and re-reporting a known failure cost seconds per case: the default profile skips them
+    phases=(Phase.explicit, Phase.generate),
+    verbosity=Verbosity.quiet,
+)
+settings.register_profile(
+    "hostile-ci",
+    settings.get_profile("hostile"),
+    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    verbosity=Verbosity.normal,
+)
+PROFILE = "hostile-ci" if IN_CI else "hostile"
+
+
 def hostile_settings(entry) -> settings:
-    return settings(
-        max_examples=min(EXAMPLES, SLOW.get(entry.name, EXAMPLES)),
-        deadline=None,
-        derandomize=True,
-        database=None,
-        # shrinking a known failure costs tens of seconds per case; CI shrinks, for the smallest repro
-        phases=(Phase.explicit, Phase.generate, Phase.shrink) if IN_CI else (Phase.explicit, Phase.generate),
-        suppress_health_check=list(HealthCheck),
-    )
+    return settings(settings.get_profile(PROFILE), max_examples=min(EXAMPLES, SLOW.get(entry.name, EXAMPLES)))
 
 
 # ---------------------------------------------------------------------------------------------- baselines
