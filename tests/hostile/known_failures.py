@@ -47,7 +47,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("rankviz.failure_slices", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.io.read_topics", "ids_markup"): (
         "a query_id<TAB>text file whose first id starts with '<' is read as topic XML and refused "
-        "('not well-formed topic XML'); repro: a topics.tsv with the line '<script>alert(1)</script>q0\\thow to parse'"
+        "('not well-formed topic XML'); repro: test_known_failures.py::test_topics_tsv_with_markup_id"
     ),
     ("rankviz.io.read_jsonl", "json_wrong_types"): (
         "read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line; repro: "
@@ -90,7 +90,8 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "plots.slices(evaluate(..., by=...).iloc[:0]): raw IndexError; repro: test_known_failures.py::test_empty_tables_in_plots"
     ),
     ("rankviz.widgets.judge", "missing_values"): (
-        "judge(todo with query_id NaN in row 0, store, annotator='me'): raw IndexError 'single positional indexer is out-of-bounds'"
+        "judge(todo with query_id NaN in row 0, store, annotator='me'): raw IndexError 'single positional indexer is "
+        "out-of-bounds'; repro: test_known_failures.py::test_judge_with_missing_query_id"
     ),
     ("cli:notebooks", "json_deep_nesting"): (
         "rankviz notebooks DIR with a notebook whose first cell is nested 1000 deep: raw RecursionError"

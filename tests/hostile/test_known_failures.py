@@ -208,3 +208,28 @@ def test_diff_hurt_queries_keep_ids_apart(tmp_path):
     lines = [line for line in out.splitlines() if long_id in line]
     assert lines, out
     assert all(f"{long_id} " in line for line in lines), lines
+
+
+@pytest.mark.xfail(
+    strict=True, reason="read_topics: a query_id<TAB>text file whose first id starts with '<' is refused as XML"
+)
+def test_topics_tsv_with_markup_id(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text(
+        "<script>alert(1)</script>q0\thow to parse json files\nq2\thow to parse csv files\n", encoding="utf-8"
+    )
+    topics = rankviz.read_topics(str(path))
+    assert list(topics["query_id"]) == ["<script>alert(1)</script>q0", "q2"]
+
+
+@pytest.mark.xfail(strict=True, reason="widgets.judge with a NaN query id in the todo: raw IndexError")
+def test_judge_with_missing_query_id(tmp_path):
+    pytest.importorskip("ipywidgets")
+    todo = D.qrels_frame()[["query_id", "doc_id"]]
+    todo["query_id"] = todo["query_id"].astype(object)
+    todo.iat[0, 0] = np.nan
+    store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
+    try:
+        _outcome(lambda: rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame()))
+    finally:
+        store.close()
