@@ -1,0 +1,235 @@
+"""Deterministic repros of the failure classes the hostile harness found (``xfail(strict=True)``).
+
+Each test states the promise (a rankviz error or warning, the unmutated result, no crash) and
+fails today; when the library is fixed it passes, the strict xfail turns into a failure, and the
+marker (and the matching entry of ``known_failures.py``) must be removed. The harness cases of the
+same class are marked from :data:`known_failures.KNOWN_FAILURES`.
+"""
+
+from __future__ import annotations
+
+import decimal
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankviz
+from rankviz import RankvizError, RankvizWarning
+
+from . import data as D
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _outcome(call):
+    """('error', exc) for a rankviz error, ('warned', result) for a new rankviz warning, ('result', result)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except RankvizError as exc:
+            return "error", exc
+    if any(issubclass(w.category, RankvizWarning) for w in caught):
+        return "warned", result
+    return "result", result
+
+
+def _refused_or_warned(call) -> None:
+    kind, _ = _outcome(call)  # a raw exception propagates and fails the test
+    assert kind in ("error", "warned"), "accepted in silence"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line"
+)
+def test_read_jsonl_null_line_does_not_crash(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('null\n{"query_id": "q1", "retrieved": ["d1"]}\n', encoding="utf-8")
+    code = f"import rankviz\ntry:\n    rankviz.read_jsonl({str(log)!r})\nexcept rankviz.RankvizError:\n    pass\n"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-300:]}"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="slices: the string attributes '01' and '1' (or 2**53 and 2**53+1) become one segment"
+)
+@pytest.mark.parametrize("values", [("01", "1"), (2**53, 2**53 + 1), ("1.0", "1"), (0.1, 0.1000001)])
+def test_distinct_attribute_values_are_distinct_segments(values):
+    by = {q: values[i % 2] for i, q in enumerate(D.QUERIES)}
+    table = rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=by)
+    assert table["segment"].nunique() == 2
+
+
+@pytest.mark.xfail(
+    strict=True, reason="by='system' / by='query_id': raw ValueError 'Grouper for ... not 1-dimensional'"
+)
+@pytest.mark.parametrize("by", ["system", "query_id"])
+def test_by_a_key_column_is_sliced_or_refused(by):
+    _outcome(lambda: rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=by))
+
+
+def _run_with_list_system():
+    run = D.run_frame()
+    run["system"] = run["system"].astype(object)
+    run.iat[0, 0] = ["A", "A"]
+    return run
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column of a run is evaluated in silence (one system loses a row)"
+)
+def test_list_in_run_cell_is_refused_by_evaluate():
+    _refused_or_warned(lambda: rankviz.evaluate(_run_with_list_system(), ["nDCG@10"], D.qrels_frame()))
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column: raw TypeError 'unhashable type: list' in run_to_dict"
+)
+def test_list_in_run_cell_is_refused_by_run_to_dict():
+    _refused_or_warned(lambda: rankviz.run_to_dict(_run_with_list_system()))
+
+
+def _table():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rankviz.evaluate(D.run_frame(), ["RR@10", "nDCG@10"], D.qrels_frame(), per_query=True)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a list in the system column of a per-query table: raw TypeError in stats.compare"
+)
+def test_list_in_table_cell_is_refused_by_compare():
+    table = _table()
+    table["system"] = table["system"].astype(object)
+    table.iat[0, 0] = ["A", "A"]
+    _refused_or_warned(lambda: rankviz.stats.compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0))
+
+
+@pytest.mark.xfail(strict=True, reason="NaN in the system column of a per-query table: the row is dropped in silence")
+def test_missing_system_in_table_is_flagged_by_paired_differences():
+    table = _table()
+    table["system"] = table["system"].astype(object)
+    table.iat[0, 0] = np.nan
+    _refused_or_warned(lambda: rankviz.stats.paired_differences(table, system="B", baseline="A", measure="RR@10"))
+
+
+@pytest.mark.xfail(strict=True, reason="a NaN p-value is adjusted in silence by holm / benjamini_hochberg")
+@pytest.mark.parametrize("name", ["holm", "benjamini_hochberg"])
+def test_nan_p_value_is_refused(name):
+    _refused_or_warned(lambda: getattr(rankviz.stats, name)([np.nan, 0.04, 0.03, 0.2]))
+
+
+@pytest.mark.xfail(strict=True, reason="wilson_interval(7, Decimal(20)): raw TypeError")
+def test_wilson_interval_takes_or_refuses_decimals():
+    _outcome(lambda: rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)))
+
+
+@pytest.mark.xfail(
+    strict=True, reason="weight_grid(nan, 0.25): raw TypeError 'float object cannot be interpreted as an integer'"
+)
+def test_weight_grid_refuses_nan():
+    _outcome(lambda: rankviz.fusion.weight_grid(float("nan"), 0.25))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="LabelStore.import_label_studio: a gzip, UTF-16 or binary export raises a raw UnicodeDecodeError",
+)
+@pytest.mark.parametrize("form", ["utf-16", "binary"])
+def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
+    text = D.dumps(D.label_studio_tasks())
+    path = tmp_path / "export.json"
+    path.write_bytes(text.encode("utf-16") if form == "utf-16" else b"\x89PNG\r\n\x1a\n\x00\x00")
+    store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
+    try:
+        _outcome(lambda: store.import_label_studio(str(path), grades=D.LABEL_STUDIO_GRADES))
+    finally:
+        store.close()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="LabelStore.import_label_studio: a repeated JSON key ('annotations') silently keeps the last"
+)
+def test_label_studio_repeated_key_is_refused(tmp_path):
+    tasks = D.label_studio_tasks()
+    first = tasks[0]
+    tasks[0] = D.Pairs([*first.items(), ("annotations", None)])
+    path = tmp_path / "export.json"
+    path.write_text(D.dumps(tasks), encoding="utf-8")
+    store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
+    try:
+        _refused_or_warned(lambda: store.import_label_studio(str(path), grades=D.LABEL_STUDIO_GRADES))
+    finally:
+        store.close()
+
+
+@pytest.mark.xfail(strict=True, reason="plots.changes / plots.slices on an empty table: raw KeyError / IndexError")
+@pytest.mark.parametrize("name", ["changes", "slices"])
+def test_empty_tables_in_plots(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "changes":
+            data = rankviz.changes(D.run_frame(), D.qrels_frame(), system="B", baseline="A", k=5).iloc[:0]
+        else:
+            data = rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=D.attributes()).iloc[:0]
+    _outcome(lambda: getattr(rankviz.plots, name)(data))
+
+
+@pytest.mark.xfail(strict=True, reason="tukey_hsd_p with a NaN score returns other p-values in silence")
+def test_tukey_refuses_nan_scores():
+    scores = np.array([[0.5, 0.2, 0.4], [0.9, 0.4, 0.5], [0.3, 0.3, 0.2], [0.8, 0.1, 0.6]])
+    scores[0, 0] = np.nan
+    _refused_or_warned(lambda: rankviz.stats.tukey_hsd_p(scores, 100, np.random.default_rng(0)))
+
+
+@pytest.mark.xfail(strict=True, reason="rankviz diff: a long query id runs into its number in 'Most hurt queries'")
+def test_diff_hurt_queries_keep_ids_apart(tmp_path):
+    from .registry import cli
+
+    run, qrels = D.run_frame(), D.qrels_frame()
+    long_id = "<script>alert(1)</script>q0"
+    rename = {"q1": long_id}
+    run["query_id"] = run["query_id"].replace(rename)
+    qrels["query_id"] = qrels["query_id"].replace(rename)
+    paths = {}
+    for name, frame, kind in (("a", run[run.system == "A"], "trec_run"), ("b", run[run.system == "B"], "trec_run")):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_bytes(D.render(D.FileInput(frame, kind)))
+    paths["qrels"] = tmp_path / "qrels.txt"
+    paths["qrels"].write_bytes(D.render(D.FileInput(qrels, "trec_qrels")))
+    code, out, err = cli(["diff", str(paths["qrels"]), str(paths["a"]), str(paths["b"]), "--n-resamples", "200"])
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if long_id in line]
+    assert lines, out
+    assert all(f"{long_id} " in line for line in lines), lines
+
+
+@pytest.mark.xfail(
+    strict=True, reason="read_topics: a query_id<TAB>text file whose first id starts with '<' is refused as XML"
+)
+def test_topics_tsv_with_markup_id(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text(
+        "<script>alert(1)</script>q0\thow to parse json files\nq2\thow to parse csv files\n", encoding="utf-8"
+    )
+    topics = rankviz.read_topics(str(path))
+    assert list(topics["query_id"]) == ["<script>alert(1)</script>q0", "q2"]
+
+
+@pytest.mark.xfail(strict=True, reason="widgets.judge with a NaN query id in the todo: raw IndexError")
+def test_judge_with_missing_query_id(tmp_path):
+    pytest.importorskip("ipywidgets")
+    todo = D.qrels_frame()[["query_id", "doc_id"]]
+    todo["query_id"] = todo["query_id"].astype(object)
+    todo.iat[0, 0] = np.nan
+    store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
+    try:
+        _outcome(lambda: rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame()))
+    finally:
+        store.close()
