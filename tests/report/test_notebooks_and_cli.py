@@ -29,6 +29,7 @@ def test_notebooks_exist_numbered_and_without_outputs():
         "06_many_systems_and_fusion",
         "07_at_scale",
         "09_labels",
+        "10_labels_from_a_model",
         "11_tracking_over_time",
         "12_suites_and_leaderboards",
         "13_rag_pipeline",
