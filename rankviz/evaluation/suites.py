@@ -4,7 +4,9 @@ A suite is given as
 
 - a dict ``{dataset: (run, qrels)}`` (any run and qrels shape rankviz reads; a ``RetrievalLog`` or
   ``BeirData`` may stand for the pair);
-- or a run and qrels that both carry a ``dataset`` column (a query id is unique only within its dataset).
+- or a run and qrels that both carry a ``dataset`` column (a query id is unique only within its dataset);
+- or a run with a ``dataset`` column and, as the qrels, a list of BEIR folders (each named by its folder's
+  name) or ir_datasets ids, read with :func:`rankviz.read_beir` or :func:`rankviz.datasets.from_ir_datasets`.
 
 ``rankviz.evaluate`` dispatches here when it is given one: the means per dataset x system, then the macro
 average (the mean of the dataset means, what BEIR and MTEB report) and, with ``weighted=True``, the
@@ -69,6 +71,8 @@ def _pairs(run: Any, qrels: Any, caller: str) -> dict[str, tuple[Any, Any]]:
                 raise InputError(f"{caller}: dataset {name!r} of the suite has no qrels; give it as (run, qrels).")
             out[str(name)] = pair
         return out
+    if isinstance(qrels, (list, tuple)):
+        qrels = _qrels_of_sources(qrels, caller)
     if not isinstance(qrels, pd.DataFrame) or "dataset" not in qrels.columns:
         raise InputError(
             f"{caller}: the run has a 'dataset' column but the qrels have none, so a query id repeated across "
@@ -85,6 +89,33 @@ def _pairs(run: Any, qrels: Any, caller: str) -> dict[str, tuple[Any, Any]]:
             )
         out[name] = (part.drop(columns="dataset"), judged.drop(columns="dataset"))
     return out
+
+
+def _qrels_of_sources(sources, caller: str) -> pd.DataFrame:
+    """The qrels of a list of BEIR folders (named by the folder) or ir_datasets ids, with a ``dataset`` column."""
+    import os
+    from pathlib import Path
+
+    from ..datasets import from_ir_datasets
+    from ..io import read_beir
+
+    frames = []
+    for source in sources:
+        if not isinstance(source, (str, os.PathLike)):
+            raise InputError(
+                f"{caller}: a suite's qrels given as a list hold BEIR folders or ir_datasets ids. Got "
+                f"{type(source).__name__} {source!r}; pass {{dataset: (run, qrels)}} for frames."
+            )
+        path = Path(source)
+        if path.is_dir():
+            name, judged = path.name, read_beir(path, corpus=False).qrels
+        else:
+            name, judged = str(source), from_ir_datasets(str(source), documents=False).qrels
+        frames.append(judged.assign(dataset=name))
+    names = [f["dataset"].iloc[0] for f in frames if len(f)]
+    if len(set(names)) < len(names):
+        raise InputError(f"{caller}: two qrels sources of the suite share a name ({names}); rename one folder.")
+    return pd.concat(frames, ignore_index=True)
 
 
 def suite_per_query(

@@ -350,3 +350,20 @@ def test_the_stratified_randomization_test_holds_its_level_under_the_null():
         p = rankviz.stats.suite_compare(table, baseline="base", rng=rep, n_resamples=500).table["p_value"].iloc[0]
         rejections += p <= 0.05
     assert rejections / 200 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 200)
+
+
+def test_a_list_of_beir_folders_is_the_suite_s_qrels(example_suite, tmp_path):
+    for name, (_, qrels) in example_suite.items():
+        folder = tmp_path / name
+        (folder / "qrels").mkdir(parents=True)
+        (folder / "corpus.jsonl").write_text('{"_id": "x", "title": "", "text": "x"}\n')
+        (folder / "queries.jsonl").write_text(
+            "".join(f'{{"_id": "{q}", "text": "q"}}\n' for q in sorted(qrels["query_id"].unique()))
+        )
+        lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{g}" for q, d, g in qrels.itertuples(index=False)]
+        (folder / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    run = pd.concat([r.assign(dataset=n) for n, (r, _) in example_suite.items()])
+    got = rankviz.evaluate(run, MEASURES, [tmp_path / n for n in example_suite])
+    pd.testing.assert_frame_equal(got, rankviz.evaluate(example_suite, MEASURES))
+    with pytest.raises(rankviz.InputError, match="BEIR folders or ir_datasets ids"):
+        rankviz.evaluate(run, MEASURES, [example_suite["alpha"][1]])
