@@ -110,7 +110,12 @@ def _qrels_of_sources(sources, caller: str) -> pd.DataFrame:
         if path.is_dir():
             name, judged = path.name, read_beir(path, corpus=False).qrels
         else:
-            name, judged = str(source), from_ir_datasets(str(source), documents=False).qrels
+            name, found = str(source), from_ir_datasets(str(source), documents=False).qrels
+            if found is None:
+                raise InputError(
+                    f"{caller}: the ir_datasets dataset {name!r} has no qrels to evaluate a suite against."
+                )
+            judged = found
         frames.append(judged.assign(dataset=name))
     names = [f["dataset"].iloc[0] for f in frames if len(f)]
     if len(set(names)) < len(names):
