@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from .._errors import InputError
+from ..io.sqlite_files import create_atomically
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "check_history", "create_history", "connect", "connect_read_only"]
 
@@ -139,26 +139,8 @@ def check_history(path) -> int:
 
 
 def create_history(path: str) -> None:
-    """Write a new empty history at ``path`` atomically: built beside it, linked in only if ``path`` is still free."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".rankviz-history-", suffix=".sqlite", dir=folder)
-    os.close(handle)
-    try:
-        os.unlink(temporary)  # SQLite creates the file itself
-        connection = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            connection.executescript(SCHEMA)
-            connection.execute("PRAGMA journal_mode = WAL")
-        finally:
-            connection.close()
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass  # another process created it first: use theirs
-    finally:
-        for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
-            if os.path.exists(leftover):
-                os.unlink(leftover)
+    """Write a new empty history at ``path`` atomically (see :func:`rankviz.io.sqlite_files.create_atomically`)."""
+    create_atomically(path, SCHEMA, ".rankviz-history-")
 
 
 def connect(path: str) -> sqlite3.Connection:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
@@ -20,6 +19,7 @@ from .._core.long_run import resolve_qrels
 from .._errors import InputError
 from ..io import label_file as fmt
 from ..io import qrels_from_dict, read_qrels, write_qrels
+from ..io.sqlite_files import create_atomically
 from .label_studio import label_studio_rows, read_label_studio
 
 __all__ = ["LabelStore"]
@@ -77,33 +77,6 @@ def _now() -> str:
 
 
 _text, _grade = fmt.check_text, fmt.check_grade  # the one check of every id and grade written (add, imports)
-
-
-def _create(path: str) -> None:
-    """Write a new empty store at ``path`` atomically: built beside it, then linked in only if ``path`` is still free.
-
-    Two processes creating the same store at once both succeed: the second finds the
-    first one's complete store (never a half-initialised file, which it would refuse).
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".rankviz-labels-", suffix=".sqlite", dir=folder)
-    os.close(handle)
-    try:
-        os.unlink(temporary)  # SQLite creates the file itself
-        connection = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            connection.executescript(_SCHEMA)
-            connection.execute("PRAGMA journal_mode = WAL")
-        finally:
-            connection.close()
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass  # another process created it first: use theirs
-    finally:
-        for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
-            if os.path.exists(leftover):
-                os.unlink(leftover)
 
 
 class LabelStore:
@@ -168,7 +141,7 @@ class LabelStore:
         if not os.path.exists(self.path):
             if not create:
                 raise InputError(f"LabelStore: there is no store at {self.path!r}; pass create=True to make a new one.")
-            _create(self.path)
+            create_atomically(self.path, _SCHEMA, ".rankviz-labels-")
         #: the file's schema version (1: written by the first release, its rows read as human judgements)
         self.version = fmt.check_store(self.path)  # read-only: refuses (and leaves untouched) anything but a store
         self._connection: sqlite3.Connection | None = None
