@@ -27,18 +27,29 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$*]"
 	@touch $@
 
+# What the rendered notebooks depend on: the notebooks and everything rankviz ships (code, templates, the example).
+NOTEBOOK_INPUTS := $(wildcard notebooks/*.ipynb) $(shell find rankviz -type f ! -path '*/__pycache__/*' ! -name '*.pyc') pyproject.toml
+# Touched after every complete render: newer than NOTEBOOK_INPUTS means build/ shows what the current code computes.
+NOTEBOOKS_STAMP := build/.notebooks-rendered
+
 notebooks: $(VENV)/.installed-notebooks
 	$(BIN)/python -m rankviz notebooks notebooks --output build
+	@touch $(NOTEBOOKS_STAMP)
 
 # Optional: the notebooks live in JupyterLab (widgets included), on the built-in example.
 lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks
 
 # The documentation site, offline, built strict (a warning fails it). The gallery embeds the notebooks
-# as `make notebooks` renders them, so they are rendered first: a fresh clone builds the whole site, and
-# the gallery always shows what the current code computes (about 40 s on the example).
-docs: $(VENV)/.installed-docs
+# as `make notebooks` renders them. They are rendered again only when build/ is older than a notebook or
+# a file of rankviz (or absent, as in a fresh clone, which builds the whole site): right after
+# `make notebooks` the site reuses build/, and the gallery always shows what the current code computes
+# (a render takes about 40 s on the example).
+$(NOTEBOOKS_STAMP): $(NOTEBOOK_INPUTS) | $(VENV)/.installed-docs
 	$(BIN)/python -m rankviz notebooks notebooks --output build --quiet
+	@touch $@
+
+docs: $(VENV)/.installed-docs $(NOTEBOOKS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
 # The wheel and the sdist, checked as PyPI would (tests/test_wheel.py installs the wheel in a fresh venv).

@@ -9,7 +9,8 @@ What the site needs beyond the Markdown files of ``docs/`` (the hooks):
 - ``gallery/``: one entry per notebook (its title and question, read from the ``.ipynb``)
   linking to its rendered HTML, copied from ``build/`` (``make notebooks``) or from the
   folder named by ``$RANKVIZ_NOTEBOOKS_HTML``; a notebook without its HTML fails the build;
-- ``benchmarks.md`` and ``changelog.md``: ``benchmarks/RESULTS.md`` and ``CHANGELOG.md``,
+- ``benchmarks.md`` and ``changelog.md``: ``benchmarks/RESULTS.md`` and ``CHANGELOG.md`` (with a lower
+  search weight, so that a search finds the API entry first),
   which live outside ``docs/``; links from ``docs/`` to them (``../benchmarks/RESULTS.md``,
   which work on a repository browser) are pointed at those pages;
 - Sphinx roles in docstrings (``:func:`rankviz.evaluate```) become links where the target
@@ -104,6 +105,17 @@ def documented_by_submodule(value) -> bool:
 #: files outside docs/ that get a page of their own: repository path -> page
 OUTSIDE_PAGES = {"benchmarks/RESULTS.md": "benchmarks.md", "CHANGELOG.md": "changelog.md"}
 
+#: search weight of those pages (mkdocs-material's ``search: boost`` front matter; a page's default is 1):
+#: the benchmark tables and the changelog name every function many times, and would otherwise rank above
+#: the API entry a search for "bootstrap" is looking for
+OUTSIDE_PAGES_SEARCH_BOOST = {"benchmarks.md": 0.1, "changelog.md": 0.5}
+
+
+def outside_page(page: str, text: str) -> str:
+    """The Markdown of a page built from a file outside ``docs/``: its text under front matter with its search weight."""
+    boost = OUTSIDE_PAGES_SEARCH_BOOST.get(page)
+    return text if boost is None else f"---\nsearch:\n  boost: {boost}\n---\n\n{text}"
+
 
 def _repository(config) -> Path:
     """The repository's folder: the one holding ``docs/`` (so a copy of the tree builds the same way)."""
@@ -137,6 +149,11 @@ def _help(argv: list[str]) -> str:
     return out.getvalue().rstrip()
 
 
+#: the fence of each help text: the class ``cli-help`` wraps its long lines (docs/assets/extra.css), so a
+#: help line wider than the page is never cut at the right edge
+CLI_FENCE = "```{.text .cli-help}"
+
+
 def cli_page() -> str:
     top = _help(["-h"])
     found = re.search(r"\{([\w,-]+)\}", top)
@@ -160,12 +177,12 @@ def cli_page() -> str:
         "",
         "## rankviz",
         "",
-        "```text",
+        CLI_FENCE,
         top,
         "```",
     ]
     for command in commands:
-        parts += ["", f"## rankviz {command}", "", "```text", _help([command, "-h"]), "```"]
+        parts += ["", f"## rankviz {command}", "", CLI_FENCE, _help([command, "-h"]), "```"]
     return "\n".join(parts) + "\n"
 
 
@@ -340,7 +357,7 @@ def on_files(files, config):
         if not path.is_file():
             log.warning(f"{source} not found: the page {page} is built from it")
             continue
-        files.append(File.generated(config, page, content=path.read_text(encoding="utf-8")))
+        files.append(File.generated(config, page, content=outside_page(page, path.read_text(encoding="utf-8"))))
     _complete_nav(files, config)
     return files
 

@@ -12,6 +12,7 @@ import html
 import importlib
 import importlib.util
 import inspect
+import json
 import logging
 import os
 import re
@@ -207,6 +208,42 @@ def test_cli_reference_is_the_parsers_help(site):
     ).stdout
     assert " ".join(out.split()) in " ".join(page.split())
     assert cli.main(["-h"]) == 0  # the page is built from the public entry point
+    raw = (site[0] / "cli.html").read_text(encoding="utf-8")
+    assert raw.count('class="cli-help') >= 3  # the blocks extra.css wraps
+    index = json.loads((site[0] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    boosts = {doc["location"].split("#")[0]: doc.get("boost", 1) for doc in index["docs"]}
+    assert boosts["benchmarks.html"] < 1 and boosts["changelog.html"] < 1 and boosts.get("api/stats.html", 1) == 1
+
+
+def _docs_site_module():
+    _require_mkdocs()
+    spec = importlib.util.spec_from_file_location("docs_site_hooks", ROOT / "scripts" / "docs_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cli_help_wraps_instead_of_running_past_the_page():
+    """Every help block of the CLI page carries the class whose CSS wraps long lines (argparse's are ~100 wide)."""
+    hooks = _docs_site_module()
+    page = hooks.cli_page()
+    fences = re.findall(r"^```.+", page, flags=re.M)
+    assert fences and set(fences) == {hooks.CLI_FENCE}, set(fences)
+    assert page.count(hooks.CLI_FENCE) == page.count("## rankviz")
+    css = (ROOT / "docs" / "assets" / "extra.css").read_text(encoding="utf-8")
+    rule = re.search(r"\.cli-help pre > code \{([^}]*)\}", css)
+    assert rule and "white-space: pre-wrap" in rule.group(1)
+
+
+def test_benchmark_and_changelog_pages_weigh_less_in_search():
+    import yaml
+
+    hooks = _docs_site_module()
+    for page in ("benchmarks.md", "changelog.md"):
+        text = hooks.outside_page(page, "# Title\n\nbootstrap bootstrap\n")
+        front, body = re.fullmatch(r"---\n(.*?)\n---\n\n(.*)", text, flags=re.S).groups()
+        assert 0 < yaml.safe_load(front)["search"]["boost"] < 1 and body.startswith("# Title")
+    assert hooks.outside_page("other.md", "# x\n") == "# x\n"
 
 
 @pytest.mark.slow

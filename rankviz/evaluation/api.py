@@ -394,13 +394,15 @@ def compare(
         per segment, corrected over every system x segment x measure, with a test of whether the
         difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
-    A suite (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) is compared on
-    its macro average: see :func:`rankviz.stats.suite_compare`.
-
     Returns
     -------
     Comparison
         See :func:`rankviz.stats.compare`.
+
+    Notes
+    -----
+    A suite (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) is compared
+    on its macro average, as :func:`rankviz.stats.suite_compare` does.
     """
     if suites.is_suite(runs, qrels):
         return suites.compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)

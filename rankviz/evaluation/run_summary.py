@@ -106,7 +106,8 @@ def summary(
     the unsliced summary on them); ``n_unjudged_in_run`` and ``n_unannotated`` stay the call's
     (those queries are not evaluated, so they have no segment).
 
-    Every column is numeric, so ``summary(...).T.round(4)`` rounds. Whether the
+    Every column is numeric, so ``summary(...).T.round(4)`` rounds; the transpose makes the
+    ``n_`` counts floats (``600.0``), ``summary(...).round(4).astype(object).T`` keeps them whole. Whether the
     judgements came from qrels or from the rows given (closed world) is recorded in
     ``table.attrs["rankviz"]["closed_world"]``.
 

@@ -63,6 +63,19 @@ def _significant(x: np.ndarray, y: np.ndarray, alpha: float) -> int:
     return int(np.sign(difference.mean())) if p < alpha else 0
 
 
+_VERDICT = {1: "significantly better", -1: "significantly worse", 0: "not significant"}
+
+
+def _flip_text(flipped: list) -> str:
+    """The flipped pairs in words: ``"x vs y: significantly worse → not significant"``, joined by ``"; "``."""
+    return "; ".join(f"{x} vs {y}: {_VERDICT[a]} → {_VERDICT[b]}" for x, y, a, b in flipped)
+
+
+def _swap_text(swapped: list) -> str:
+    """The swapped pairs in words: ``"x ahead of y under a, behind under b"``, joined by ``"; "``."""
+    return "; ".join(f"{x} ahead of {y} under a, behind under b" for x, y in swapped)
+
+
 def _one_measure(wide_a: pd.DataFrame, wide_b: pd.DataFrame, name: str, alpha: float) -> dict:
     systems = list(wide_a.columns)
     mean_a, mean_b = wide_a.mean().to_numpy(), wide_b.mean().to_numpy()
@@ -80,6 +93,7 @@ def _one_measure(wide_a: pd.DataFrame, wide_b: pd.DataFrame, name: str, alpha: f
         "swapped_pairs": len(swapped), "flipped_significance": len(flipped),
         "appeared": sum(1 for *_, a, b in flipped if a == 0), "disappeared": sum(1 for *_, a, b in flipped if b == 0),
         "n_systems": len(systems), "n_queries": len(wide_a), "swapped": swapped, "flipped": flipped,
+        "swapped_text": _swap_text(swapped), "flipped_text": _flip_text(flipped),
     }  # fmt: skip
 
 
@@ -115,7 +129,11 @@ def stability(run, qrels_a, qrels_b, measures, *, alpha: float = 0.05, columns=N
         and ``disappeared`` (under a only); ``n_systems``, ``n_queries``; and the
         lists ``swapped`` (``(ahead under a, ahead under b)``) and ``flipped``
         (``(system, system, sign under a, sign under b)``, +1 when the first is
-        significantly better).
+        significantly better, -1 when significantly worse, 0 when not significant);
+        ``swapped_text`` and ``flipped_text`` say the same in words, one pair after
+        another separated by ``"; "`` (``"bm25 vs bm25+rerank: significantly worse →
+        not significant"``: under a the first system was significantly worse than the
+        second, under b the difference is not significant), empty when there is none.
 
     Notes
     -----
@@ -137,6 +155,8 @@ def stability(run, qrels_a, qrels_b, measures, *, alpha: float = 0.05, columns=N
     >>> labels.stability(run, a, b, "RR@10")[["measure", "kendall_tau", "tau_ap", "swapped_pairs"]]
       measure  kendall_tau  tau_ap  swapped_pairs
     0   RR@10         -1.0    -1.0              1
+    >>> labels.stability(run, a, b, "RR@10")["swapped_text"].iloc[0]
+    'x ahead of y under a, behind under b'
     """
     alpha = check_probability(alpha, "alpha", "stability")
     names = [m.name for m in parse_measures(measures)]

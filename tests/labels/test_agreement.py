@@ -179,6 +179,22 @@ def test_stability_counts_swaps_and_flips_from_the_means_and_tests():
         == table["appeared"] + table["disappeared"] + sum(1 for *_, sa, sb in table["flipped"] if sa and sb)
     )
     assert table["n_systems"] == 5 and table["n_queries"] == 30
+    words = {1: "significantly better", -1: "significantly worse", 0: "not significant"}
+    expected = [f"{x} vs {y}: {words[a]} → {words[b]}" for x, y, a, b in table["flipped"]]
+    assert table["flipped_text"] == "; ".join(expected) and len(expected) == flips
+    assert table["swapped_text"].split("; ") == [
+        f"{x} ahead of {y} under a, behind under b" for x, y in table["swapped"]
+    ]
+
+
+def test_stability_says_each_flip_in_words():
+    run, qa, qb = _systems_run(3)
+    table = labels.stability(run, qa, qb, "AP", alpha=0.5).iloc[0]
+    assert ("s0", "s2", -1, 1) in table["flipped"]
+    parts = table["flipped_text"].split("; ")
+    assert len(parts) == len(table["flipped"]) == table["flipped_significance"]
+    assert "s0 vs s2: significantly worse → significantly better" in parts
+    assert all(p.count(" → ") == 1 for p in parts)
 
 
 def test_stability_needs_several_systems_and_shared_queries():
