@@ -27,8 +27,8 @@ from ..stats.options import StatsOptions
 from ..stats.results import Comparison
 from ..stats.suite_compare import suite_compare_of
 from ..stats.suite_table import suite_significance_table
-from ..stats.table_exports import SignificanceTable
 from ..stats.suites import MACRO, WEIGHTED
+from ..stats.table_exports import SignificanceTable
 from .pipeline import aggregate_per_system, evaluated_cells, index_frame, labelled, relabel, unique
 
 __all__ = [
