@@ -41,6 +41,56 @@ def _macro_intervals(table: pd.DataFrame, measure: str, systems, cfg: StatsOptio
     return low[at], high[at]
 
 
+def _band_pairs(label: str, systems, values: np.ndarray, board, columns: list[str]) -> pd.DataFrame:
+    """The pairs of a macro-average column: significant when the band of ``board`` separates them (no p-value)."""
+    estimate = dict(zip(board.table["system"], board.table["estimate"], strict=True))
+    rows = []
+    for i, j in itertools.combinations(range(len(systems)), 2):
+        a, b = systems[i], systems[j]
+        apart = estimate[a] - estimate[b]
+        significant = bool(abs(apart) > board.width)
+        rows.append(
+            {
+                "measure": label,
+                "system": a,
+                "other": b,
+                "difference": float(values[i] - values[j]),
+                "p_value": np.nan,
+                "p_corrected": np.nan,
+                "significant": significant,
+                "better": (a if apart > 0 else b) if significant else None,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["better"] = pd.array(frame["better"], dtype="str")
+    return frame
+
+
+def _dataset_tables(table, names, datasets, *, test, correction, alpha, cfg, system_order, caller):
+    """The one-collection table of each dataset alone, refusing datasets with different systems."""
+    parts = {
+        d: significance_table_of(
+            table[table["dataset"].astype(str) == d].drop(columns="dataset").reset_index(drop=True),
+            names,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            cfg=cfg,
+            system_order=system_order,
+            caller=caller,
+        )
+        for d in datasets
+    }
+    systems = parts[datasets[0]].systems
+    for d, part in parts.items():
+        if set(part.systems) != set(systems):
+            raise InputError(
+                f"{caller}: dataset {d!r} has the systems {list(part.systems)}, dataset {datasets[0]!r} has "
+                f"{list(systems)}; a suite's table needs every system on every dataset."
+            )
+    return parts
+
+
 def suite_significance_table(
     table: pd.DataFrame,
     names: list[str],
@@ -61,27 +111,19 @@ def suite_significance_table(
     datasets = sorted(table["dataset"].astype(str).unique())
     if not datasets:
         raise InputError(f"{caller}: the suite is empty.")
-    parts = {
-        d: significance_table_of(
-            table[table["dataset"].astype(str) == d].drop(columns="dataset").reset_index(drop=True),
-            names,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            cfg=cfg,
-            system_order=system_order,
-            caller=caller,
-        )
-        for d in datasets
-    }
+    parts = _dataset_tables(
+        table,
+        names,
+        datasets,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        cfg=cfg,
+        system_order=system_order,
+        caller=caller,
+    )
     first = parts[datasets[0]]
     systems = first.systems
-    for d, part in parts.items():
-        if set(part.systems) != set(systems):
-            raise InputError(
-                f"{caller}: dataset {d!r} has the systems {list(part.systems)}, dataset {datasets[0]!r} has "
-                f"{list(systems)}; a suite's table needs every system on every dataset."
-            )
     columns, means, lows, highs, pairs, tiers, notes = [], {}, {}, {}, [], {}, []
     band = cfg.replace(confidence_level=1 - first.alpha)
     for m in names:
@@ -105,29 +147,9 @@ def suite_significance_table(
         if cfg.confidence_level is not None:
             lows[label], highs[label] = _macro_intervals(table, m, systems, cfg, caller)
         board = ranks_of(table[["dataset", "system", "query_id", m]], m, level="queries", cfg=band, caller=caller)
-        estimate = dict(zip(board.table["system"], board.table["estimate"], strict=True))
         tier = board.tiers
         tiers[label] = [tier[s] for s in systems]
-        rows = []
-        for i, j in itertools.combinations(range(len(systems)), 2):
-            a, b = systems[i], systems[j]
-            apart = estimate[a] - estimate[b]
-            significant = bool(abs(apart) > board.width)
-            rows.append(
-                {
-                    "measure": label,
-                    "system": a,
-                    "other": b,
-                    "difference": float(values[i] - values[j]),
-                    "p_value": np.nan,
-                    "p_corrected": np.nan,
-                    "significant": significant,
-                    "better": (a if apart > 0 else b) if significant else None,
-                }
-            )
-        frame = pd.DataFrame(rows, columns=list(first.pairs.columns))
-        frame["better"] = pd.array(frame["better"], dtype="str")
-        pairs.append(frame)
+        pairs.append(_band_pairs(label, systems, values, board, list(first.pairs.columns)))
         notes.append(
             f"{label}: separated when the macro averages differ by more than {board.width:.4g}, the "
             f"{band.level:.0%} simultaneous band of the paired bootstrap of queries within each dataset "
