@@ -62,7 +62,7 @@ def _band_pairs(label: str, systems, values: np.ndarray, board, columns: list[st
             }
         )
     frame = pd.DataFrame(rows, columns=columns)
-    frame["better"] = pd.array(frame["better"], dtype="str")
+    frame["better"] = frame["better"].astype("str").where(frame["significant"], None)
     return frame
 
 

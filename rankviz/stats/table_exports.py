@@ -302,9 +302,10 @@ class SignificanceTable:
             },
             index=[f"({label}) {s}" for label, s in zip(self.labels, self.systems)],
         )
-        for m in self.measures if self.tiers is not None else ():
-            if m in self.tiers.columns:
-                shown.insert(shown.columns.get_loc(m) + 1, f"tier ({m})", [self._tier(s, m) for s in self.systems])
+        for m in self.measures:
+            if self._tier(self.systems[0], m) is not None:  # a suite's macro-average column: its tiers beside it
+                at = cast(int, shown.columns.get_loc(m)) + 1  # unique column names: an int
+                shown.insert(at, f"tier ({m})", [self._tier(s, m) for s in self.systems])
         head = f"SignificanceTable: {_TEST_NAMES[self.test]}, correction={self.correction}, alpha={self.alpha:g}, rng={self.rng}"
         foot = "* best in column; letters: significantly better than the systems with those labels"
         with pd.option_context("display.width", 120, "display.max_columns", 20):
