@@ -443,8 +443,14 @@ def table(
     Returns
     -------
     SignificanceTable
-        ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view.
+        ``.to_latex()``, ``.to_markdown()``, ``.to_frame()`` and the notebook view. On a suite
+        (``{dataset: (run, qrels)}``, or runs and qrels with a ``dataset`` column) the columns are, per
+        measure, each dataset's mean (``"<dataset>: <measure>"``) and the macro average, with its tier
+        letters (see :mod:`rankviz.stats.suite_table`).
     """
+    if suites.is_suite(runs, qrels):
+        return suites.table_suite(runs, measures, qrels, test=test, correction=correction, alpha=alpha,
+                                  system_order=system_order, options=options, stats_options=stats_options)  # fmt: skip
     per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
     return multiple.significance_table_of(
         per_query,

@@ -26,7 +26,9 @@ from .._errors import InputError, RankvizWarning, warn
 from ..stats.options import StatsOptions
 from ..stats.results import Comparison
 from ..stats.suite_compare import suite_compare_of
+from ..stats.suite_table import suite_significance_table
 from ..stats.suites import MACRO, WEIGHTED
+from ..stats.table_exports import SignificanceTable
 from .pipeline import aggregate_per_system, evaluated_cells, index_frame, labelled, relabel, unique
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "suite_slices",
     "evaluate_suite",
     "compare_suite",
+    "table_suite",
     "MISSING_SYSTEMS",
 ]
 
@@ -255,3 +258,24 @@ def compare_suite(
     table, _ = suite_per_query(runs, pairs, qrels, options, _one_collection, caller="compare")
     names = list(dict.fromkeys(label for label, _ in pairs))
     return suite_compare_of(table, baseline=baseline, measures=names, correction=correction, cfg=stats_options)
+
+
+def table_suite(
+    runs, measures, qrels, *, test, correction, alpha, system_order, options: EvalOptions, stats_options: StatsOptions
+) -> SignificanceTable:
+    """``rankviz.table`` of a suite: per measure, each dataset's column, then the macro average and its tiers."""
+    pairs = labelled(measures, options.rel)
+    table, means = suite_per_query(runs, pairs, qrels, options, _one_collection, caller="table")
+    names = list(dict.fromkeys(label for label, _ in pairs))
+    macro = suite_means(table, means, names).loc[MACRO]
+    return suite_significance_table(
+        table,
+        names,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        cfg=stats_options,
+        system_order=system_order,
+        macro=macro,
+        caller="table",
+    )

@@ -115,6 +115,12 @@ class SignificanceTable:
     exact : tuple of str
         Measures (Tukey) or pairs (randomization) whose p-values were enumerated exactly.
     notes : tuple of str
+    tiers : DataFrame, optional
+        A suite's table only (``rankviz.table`` of a suite): system x macro-average column, the tier
+        letters of :func:`rankviz.ranks` (systems sharing a letter are not separated); shown as a
+        ``tier`` column after each macro-average column.
+    datasets : tuple of str
+        A suite's table only: its datasets (each measure's columns are one per dataset, then the macro average).
     """
 
     systems: tuple[str, ...]
@@ -133,6 +139,8 @@ class SignificanceTable:
     n_queries: int
     exact: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    tiers: pd.DataFrame | None = None
+    datasets: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ reading
     def better_than(self, system: str, measure: str) -> tuple[str, ...]:
@@ -206,7 +214,19 @@ class SignificanceTable:
             )
         for name in ("system", "label", "measure", "better_than"):
             frame[name] = frame[name].astype("str")
-        return frame.assign(test=self.test, correction=str(self.correction))
+        frame = frame.assign(test=self.test, correction=str(self.correction))
+        if self.tiers is not None:  # a suite's table: the tier of the system on a macro-average column
+            tiers = self.tiers
+            frame["tier"] = [
+                str(tiers.loc[s, m]) if m in tiers.columns else None for s, m in zip(frame["system"], frame["measure"])
+            ]
+        return frame
+
+    def _tier(self, system: str, measure: str) -> str | None:
+        """The tier letters shown after ``measure``'s column (None: no tier column follows it)."""
+        if self.tiers is None or measure not in self.tiers.columns:
+            return None
+        return str(self.tiers.loc[system, measure])
 
     # ------------------------------------------------------------------ rendering
     def _cells(self, digits: int, ci: bool):
@@ -235,6 +255,8 @@ class SignificanceTable:
         them); the sentence mentions intervals only then.
         """
         shown = self.ci_low is not None if ci is None else ci
+        if self.datasets:
+            return self._suite_description(shown)
         test = _TEST_NAMES[self.test]
         n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
         if self.test in ("tukey", "randomization"):
@@ -254,6 +276,23 @@ class SignificanceTable:
             f"than ({how}, alpha = {self.alpha:g}); the best per column is in bold{intervals}."
         )
 
+    def _suite_description(self, shown: bool) -> str:
+        test = _TEST_NAMES[self.test]
+        if self.test != "tukey":
+            test += f", {_CORRECTION_NAMES[self.correction]} correction over the pairs of each column"
+        intervals = (
+            f"; intervals are {self.confidence_level:.0%} bootstrap intervals (on the macro average: stratified percentile)"
+            if shown and self.confidence_level
+            else ""
+        )
+        return (
+            f"A suite of {len(self.datasets)} datasets ({self.n_queries} queries): each dataset's mean, its superscripts "
+            f"naming the systems each one is significantly better than on that dataset ({test}, alpha = "
+            f"{self.alpha:g}); then the macro average (the mean of the dataset means), its superscripts from the "
+            f"{1 - self.alpha:.0%} simultaneous band of the paired stratified bootstrap (rankviz.ranks), and its tier "
+            f"letters (systems sharing a letter are not separated); the best per column is in bold{intervals}."
+        )
+
     def __repr__(self) -> str:
         cells = self._cells(4, False)
         shown = pd.DataFrame(
@@ -263,6 +302,10 @@ class SignificanceTable:
             },
             index=[f"({label}) {s}" for label, s in zip(self.labels, self.systems)],
         )
+        for m in self.measures:
+            if self._tier(self.systems[0], m) is not None:  # a suite's macro-average column: its tiers beside it
+                at = cast(int, shown.columns.get_loc(m)) + 1  # unique column names: an int
+                shown.insert(at, f"tier ({m})", [self._tier(s, m) for s in self.systems])
         head = f"SignificanceTable: {_TEST_NAMES[self.test]}, correction={self.correction}, alpha={self.alpha:g}, rng={self.rng}"
         foot = "* best in column; letters: significantly better than the systems with those labels"
         with pd.option_context("display.width", 120, "display.max_columns", 20):
@@ -271,7 +314,10 @@ class SignificanceTable:
     def _repr_html_(self) -> str:
         ci = self.ci_low is not None
         cells = self._cells(4, ci)
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.measures)
+        head = "".join(
+            f"<th>{html.escape(m)}</th>" + ("<th>tier</th>" if self._tier(self.systems[0], m) is not None else "")
+            for m in self.measures
+        )
         body = []
         for label, s in zip(self.labels, self.systems):
             tds = []
@@ -281,6 +327,9 @@ class SignificanceTable:
                 text += f"<sup>{letters}</sup>" if letters else ""
                 text += f"<br><small>{interval}</small>" if interval else ""
                 tds.append(f'<td style="text-align:right">{text}</td>')
+                tier = self._tier(s, m)
+                if tier is not None:
+                    tds.append(f'<td style="text-align:center">{html.escape(tier)}</td>')
             body.append(f"<tr><td>{label}</td><td>{html.escape(s)}</td>{''.join(tds)}</tr>")
         notes = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in self.notes)
         return (
@@ -291,9 +340,12 @@ class SignificanceTable:
     def to_markdown(self, *, ci: bool = False, digits: int = 3) -> str:
         """A markdown (pipe) table: bold best, ``<sup>`` letters, optional intervals, then the description."""
         cells = self._cells(digits, ci)
+        tiered = {m for m in self.measures if self._tier(self.systems[0], m) is not None}
         lines = [
-            "|  | system | " + " | ".join(markdown_escape(m) for m in self.measures) + " |",
-            "|---|---|" + "---:|" * len(self.measures),
+            "|  | system | "
+            + " | ".join(markdown_escape(m) + (" | tier" if m in tiered else "") for m in self.measures)
+            + " |",
+            "|---|---|" + "".join("---:|" + (":---:|" if m in tiered else "") for m in self.measures),
         ]
         for label, s in zip(self.labels, self.systems):
             row = []
@@ -301,6 +353,8 @@ class SignificanceTable:
                 mean, letters, best, interval = cells[s, m]
                 text = (f"**{mean}**" if best else mean) + (f"<sup>{letters}</sup>" if letters else "")
                 row.append(f"{text} {interval}".rstrip())
+                if m in tiered:
+                    row.append(markdown_escape(self._tier(s, m)))
             lines.append(f"| {label} | {markdown_escape(s)} | " + " | ".join(row) + " |")
         return "\n".join(lines) + "\n\n" + markdown_escape(self.description(ci=ci)) + "\n"
 
@@ -336,8 +390,11 @@ class SignificanceTable:
         ]
         if label:
             lines.append(r"\label{" + label + "}")
-        lines += [r"\begin{tabular}{ll" + "r" * len(self.measures) + "}", r"\toprule"]
-        lines.append(" & System & " + " & ".join(latex_escape(m) for m in self.measures) + r" \\")
+        tiered = {m for m in self.measures if self._tier(self.systems[0], m) is not None}
+        spec = "".join("r" + ("c" if m in tiered else "") for m in self.measures)
+        lines += [r"\begin{tabular}{ll" + spec + "}", r"\toprule"]
+        heads = (latex_escape(m) + (" & Tier" if m in tiered else "") for m in self.measures)
+        lines.append(" & System & " + " & ".join(heads) + r" \\")
         lines.append(r"\midrule")
         for tag, s in zip(self.labels, self.systems):
             row = []
@@ -347,6 +404,8 @@ class SignificanceTable:
                     r"$^{\mathrm{" + letters + "}}$" if letters else ""
                 )
                 row.append(text + (r" {\scriptsize " + interval + "}" if interval else ""))
+                if m in tiered:
+                    row.append(latex_escape(self._tier(s, m)))
             lines.append(f"({tag}) & {latex_escape(s)} & " + " & ".join(row) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         text = "\n".join(lines) + "\n"
