@@ -56,9 +56,6 @@ def test_read_jsonl_null_line_does_not_crash(tmp_path):
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-300:]}"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="slices: the string attributes '01' and '1' (or 2**53 and 2**53+1) become one segment"
-)
 @pytest.mark.parametrize("values", [("01", "1"), (2**53, 2**53 + 1), ("1.0", "1"), (0.1, 0.1000001)])
 def test_distinct_attribute_values_are_distinct_segments(values):
     by = {q: values[i % 2] for i, q in enumerate(D.QUERIES)}
@@ -66,9 +63,6 @@ def test_distinct_attribute_values_are_distinct_segments(values):
     assert table["segment"].nunique() == 2
 
 
-@pytest.mark.xfail(
-    strict=True, reason="by='system' / by='query_id': raw ValueError 'Grouper for ... not 1-dimensional'"
-)
 @pytest.mark.parametrize("by", ["system", "query_id"])
 def test_by_a_key_column_is_sliced_or_refused(by):
     _outcome(lambda: rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=by))
@@ -137,10 +131,6 @@ def test_weight_grid_refuses_nan():
     _outcome(lambda: rankviz.fusion.weight_grid(float("nan"), 0.25))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LabelStore.import_label_studio: a gzip, UTF-16 or binary export raises a raw UnicodeDecodeError",
-)
 @pytest.mark.parametrize("form", ["utf-16", "binary"])
 def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
     text = D.dumps(D.label_studio_tasks())
