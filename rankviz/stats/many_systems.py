@@ -42,8 +42,8 @@ from .._errors import ColumnError, InputError
 from ..io.per_query import per_query_table
 from . import intervals
 from .inference import (
-    benjamini_hochberg,
-    holm,
+    benjamini_hochberg_kept_nan,
+    holm_kept_nan,
     t_test_p,
     warn_notes,
     wide_by_system,
@@ -115,8 +115,24 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
     >>> float(p[0, 1]), exact
     (0.25, True)
     """
-    squeeze = scores.ndim == 2
-    x = np.asarray(scores, dtype=np.float64)
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"tukey_hsd_p: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
+    if x.ndim not in (2, 3) or not x.size:
+        raise InputError(
+            f"tukey_hsd_p: 'scores' must be a non-empty array of shape (queries, systems) or (queries, systems, "
+            f"measures). Got shape {x.shape}."
+        )
+    bad = ~np.isfinite(x)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(
+            f"tukey_hsd_p: 'scores' holds {int(bad.sum())} missing or infinite value(s), the first at {where} "
+            "(query, system[, measure]); a permutation test needs every system's score on every query. Drop "
+            "the queries with a missing score (or score them) first."
+        )
+    squeeze = x.ndim == 2
     x = x[:, :, None] if squeeze else x
     n, s, m = x.shape
     means = x.mean(axis=0)  # (S, m)
@@ -282,7 +298,7 @@ def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -
 
 def _corrected(pairs: pd.DataFrame, correction: str | None, alpha: float) -> pd.DataFrame:
     """Add p_corrected (within each measure) and the winner of each significant pair."""
-    adjust = None if correction is None else {"holm": holm, "bh": benjamini_hochberg}.get(correction)
+    adjust = None if correction is None else {"holm": holm_kept_nan, "bh": benjamini_hochberg_kept_nan}.get(correction)
     corrected = pairs["p_value"].to_numpy(dtype=np.float64).copy()
     if adjust is not None:
         for measure in pd.unique(pairs["measure"]):

@@ -27,10 +27,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("rankviz.io.run_to_dict", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.io.write_jsonl", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.stats.bootstrap", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.stats.tukey_hsd_p", "numbers_damaged"): (
-        "tukey_hsd_p(scores with a NaN in row 0, 100, default_rng(0)) returns other p-values in silence "
-        "(0.0099 where the clean scores give 0.0396); repro: test_known_failures.py::test_tukey_refuses_nan_scores"
-    ),
     ("cli:diff", "ids_markup"): (
         "rankviz diff's 'Most hurt queries' glues a long query id to its number "
         "('<script>alert(1)</script>q00.6433 -> 0.1900'); repro: test_known_failures.py::test_diff_hurt_queries_keep_ids_apart"
@@ -63,27 +59,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "suite_compare(table with NaN in the dataset column of row 0, baseline='A'): raw TypeError "
         "\"'<' not supported between instances of 'str' and 'float'\""
     ),
-    ("rankviz.stats.holm", "numbers_damaged"): (
-        "holm([nan, 0.04, 0.03, 0.2]) adjusts in silence; repro: test_known_failures.py::test_nan_p_value_is_refused"
-    ),
-    ("rankviz.stats.benjamini_hochberg", "numbers_damaged"): (
-        "benjamini_hochberg([nan, ...]) adjusts in silence; repro: test_known_failures.py::test_nan_p_value_is_refused"
-    ),
-    ("rankviz.stats.wilson_interval", "numbers_damaged"): "wilson_interval(7, nan) returns an interval in silence",
-    ("rankviz.stats.wilson_interval", "numbers_other_types"): (
-        "wilson_interval(Decimal(7), Decimal(20)): raw TypeError; repro: "
-        "test_known_failures.py::test_wilson_interval_takes_or_refuses_decimals"
-    ),
-    ("rankviz.fusion.weight_grid", "numbers_damaged"): (
-        "weight_grid(nan, 0.25): raw TypeError; repro: test_known_failures.py::test_weight_grid_refuses_nan"
-    ),
     ("rankviz.plots.failures", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.plots.changes", "empty_frames"): (
-        "plots.changes(changes(...).iloc[:0]): raw KeyError 'doc_id'; repro: test_known_failures.py::test_empty_tables_in_plots"
-    ),
-    ("rankviz.plots.slices", "empty_frames"): (
-        "plots.slices(evaluate(..., by=...).iloc[:0]): raw IndexError; repro: test_known_failures.py::test_empty_tables_in_plots"
-    ),
     ("rankviz.widgets.judge", "missing_values"): (
         "judge(todo with query_id NaN in row 0, store, annotator='me'): raw IndexError 'single positional indexer is "
         "out-of-bounds'; repro: test_known_failures.py::test_judge_with_missing_query_id"

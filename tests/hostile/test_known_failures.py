@@ -113,20 +113,15 @@ def test_missing_system_in_table_is_flagged_by_paired_differences():
     _refused_or_warned(lambda: rankviz.stats.paired_differences(table, system="B", baseline="A", measure="RR@10"))
 
 
-@pytest.mark.xfail(strict=True, reason="a NaN p-value is adjusted in silence by holm / benjamini_hochberg")
 @pytest.mark.parametrize("name", ["holm", "benjamini_hochberg"])
 def test_nan_p_value_is_refused(name):
     _refused_or_warned(lambda: getattr(rankviz.stats, name)([np.nan, 0.04, 0.03, 0.2]))
 
 
-@pytest.mark.xfail(strict=True, reason="wilson_interval(7, Decimal(20)): raw TypeError")
 def test_wilson_interval_takes_or_refuses_decimals():
     _outcome(lambda: rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="weight_grid(nan, 0.25): raw TypeError 'float object cannot be interpreted as an integer'"
-)
 def test_weight_grid_refuses_nan():
     _outcome(lambda: rankviz.fusion.weight_grid(float("nan"), 0.25))
 
@@ -159,7 +154,6 @@ def test_label_studio_repeated_key_is_refused(tmp_path):
         store.close()
 
 
-@pytest.mark.xfail(strict=True, reason="plots.changes / plots.slices on an empty table: raw KeyError / IndexError")
 @pytest.mark.parametrize("name", ["changes", "slices"])
 def test_empty_tables_in_plots(name):
     with warnings.catch_warnings():
@@ -168,10 +162,10 @@ def test_empty_tables_in_plots(name):
             data = rankviz.changes(D.run_frame(), D.qrels_frame(), system="B", baseline="A", k=5).iloc[:0]
         else:
             data = rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=D.attributes()).iloc[:0]
-    _outcome(lambda: getattr(rankviz.plots, name)(data))
+    with pytest.raises(RankvizError, match="empty"):
+        getattr(rankviz.plots, name)(data)
 
 
-@pytest.mark.xfail(strict=True, reason="tukey_hsd_p with a NaN score returns other p-values in silence")
 def test_tukey_refuses_nan_scores():
     scores = np.array([[0.5, 0.2, 0.4], [0.9, 0.4, 0.5], [0.3, 0.3, 0.2], [0.8, 0.1, 0.6]])
     scores[0, 0] = np.nan
@@ -223,3 +217,29 @@ def test_judge_with_missing_query_id(tmp_path):
         _outcome(lambda: rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame()))
     finally:
         store.close()
+
+
+def test_p_value_refusals_name_the_position():
+    for name in ("holm", "benjamini_hochberg"):
+        fn = getattr(rankviz.stats, name)
+        for bad in (np.nan, None, "x", 1.5, -0.1):
+            with pytest.raises(RankvizError, match=r"p-value 1 is"):
+                fn([0.01, bad, 0.03])
+        assert fn(np.array([0.01, 0.04, 0.03, 0.2])).tolist() == fn([0.01, 0.04, 0.03, 0.2]).tolist()
+
+
+def test_wilson_interval_counts():
+    clean = rankviz.stats.wilson_interval(7, 20)
+    assert rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)) == clean
+    assert rankviz.stats.wilson_interval(np.int64(7), 20.0) == clean
+    for successes, n in ((7, float("nan")), (7.5, 20), (-1, 20), (21, 20), ("7", 20)):
+        with pytest.raises(RankvizError):
+            rankviz.stats.wilson_interval(successes, n)
+
+
+def test_tukey_and_weight_grid_refuse_damaged_numbers():
+    with pytest.raises(RankvizError, match=r"first at \(0, 0\)"):
+        rankviz.stats.tukey_hsd_p(np.array([[np.nan, 0.2], [0.9, 0.4]]), 100, np.random.default_rng(0))
+    for bad in (float("nan"), 2.5, 0, None):
+        with pytest.raises(RankvizError, match="n_systems"):
+            rankviz.fusion.weight_grid(bad, 0.25)
