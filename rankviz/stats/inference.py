@@ -29,6 +29,7 @@ __all__ = [
     "holm_kept_nan",
     "benjamini_hochberg_kept_nan",
     "t_quantile",
+    "finite_scores",
     "t_test_p",
     "check_cells",
     "wide_by_system",
@@ -146,6 +147,28 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     :class:`~rankviz.InputError` naming its position.
     """
     return benjamini_hochberg_kept_nan(_p_values(p_values, "benjamini_hochberg"))
+
+
+def finite_scores(scores, caller: str) -> np.ndarray:
+    """``scores`` (queries x systems [x measures]) as floats; a non-number, an empty array or a NaN/inf is refused."""
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{caller}: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
+    if x.ndim not in (2, 3) or not x.size:
+        raise InputError(
+            f"{caller}: 'scores' must be a non-empty array of shape (queries, systems) or (queries, systems, "
+            f"measures). Got shape {x.shape}."
+        )
+    bad = ~np.isfinite(x)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(
+            f"{caller}: 'scores' holds {int(bad.sum())} missing or infinite value(s), the first at {where} "
+            "(query, system[, measure]); a permutation test needs every system's score on every query. Drop "
+            "the queries with a missing score (or score them) first."
+        )
+    return x
 
 
 def t_quantile(q: float, df: int) -> float:

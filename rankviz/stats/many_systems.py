@@ -43,6 +43,7 @@ from ..io.per_query import per_query_table
 from . import intervals
 from .inference import (
     benjamini_hochberg_kept_nan,
+    finite_scores,
     holm_kept_nan,
     t_test_p,
     warn_notes,
@@ -115,23 +116,7 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
     >>> float(p[0, 1]), exact
     (0.25, True)
     """
-    try:
-        x = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"tukey_hsd_p: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
-    if x.ndim not in (2, 3) or not x.size:
-        raise InputError(
-            f"tukey_hsd_p: 'scores' must be a non-empty array of shape (queries, systems) or (queries, systems, "
-            f"measures). Got shape {x.shape}."
-        )
-    bad = ~np.isfinite(x)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InputError(
-            f"tukey_hsd_p: 'scores' holds {int(bad.sum())} missing or infinite value(s), the first at {where} "
-            "(query, system[, measure]); a permutation test needs every system's score on every query. Drop "
-            "the queries with a missing score (or score them) first."
-        )
+    x = finite_scores(scores, "tukey_hsd_p")
     squeeze = x.ndim == 2
     x = x[:, :, None] if squeeze else x
     n, s, m = x.shape

@@ -7,10 +7,6 @@ derandomized (the same examples every run), so a listed case fails the same way 
 
 from __future__ import annotations
 
-_LIST_IN_CELL = (
-    "a list in a scalar cell (run.system.iat[0] = ['A', 'A']) is accepted in silence or raises a raw "
-    "TypeError 'unhashable type: list'; repro: test_known_failures.py::test_list_in_run_cell_*"
-)
 _NAN_SYSTEM = (
     "NaN in the system column of a per-query table drops the row in silence; repro: "
     "test_known_failures.py::test_missing_system_in_table_is_flagged_by_paired_differences"
@@ -21,18 +17,11 @@ _LABEL_STUDIO_FILE = (
 )
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("rankviz.evaluate", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.mean_average_precision", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.fusion.tune", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.io.run_to_dict", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.io.write_jsonl", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.stats.bootstrap", "lists_for_scalars"): _LIST_IN_CELL,
     ("cli:diff", "ids_markup"): (
         "rankviz diff's 'Most hurt queries' glues a long query id to its number "
         "('<script>alert(1)</script>q00.6433 -> 0.1900'); repro: test_known_failures.py::test_diff_hurt_queries_keep_ids_apart"
     ),
     ("rankviz.failure_slices", "missing_values"): _NAN_SYSTEM,
-    ("rankviz.failure_slices", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.io.read_topics", "ids_markup"): (
         "a query_id<TAB>text file whose first id starts with '<' is read as topic XML and refused "
         "('not well-formed topic XML'); repro: test_known_failures.py::test_topics_tsv_with_markup_id"
@@ -42,28 +31,13 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         'printf \'null\\n{"query_id": "q1", "retrieved": ["d1"]}\\n\' > log.jsonl; '
         "python -c \"import rankviz; rankviz.read_jsonl('log.jsonl')\""
     ),
-    ("rankviz.io.write_run", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.labels.agreement", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.labels.bounds", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.labels.LabelStore.import_label_studio", "file_gzip"): _LABEL_STUDIO_FILE,
     ("rankviz.labels.LabelStore.import_label_studio", "json_duplicate_keys"): (
         "a repeated 'annotations' key in a task keeps the last in silence; repro: "
         "test_known_failures.py::test_label_studio_repeated_key_is_refused"
     ),
     ("rankviz.stats.compare", "missing_values"): _NAN_SYSTEM,
-    ("rankviz.stats.compare", "lists_for_scalars"): _LIST_IN_CELL,
     ("rankviz.stats.paired_differences", "missing_values"): _NAN_SYSTEM,
-    ("rankviz.stats.power", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.labels.alignment", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.stats.suite_compare", "missing_values"): (
-        "suite_compare(table with NaN in the dataset column of row 0, baseline='A'): raw TypeError "
-        "\"'<' not supported between instances of 'str' and 'float'\""
-    ),
-    ("rankviz.plots.failures", "lists_for_scalars"): _LIST_IN_CELL,
-    ("rankviz.widgets.judge", "missing_values"): (
-        "judge(todo with query_id NaN in row 0, store, annotator='me'): raw IndexError 'single positional indexer is "
-        "out-of-bounds'; repro: test_known_failures.py::test_judge_with_missing_query_id"
-    ),
     ("cli:notebooks", "json_deep_nesting"): (
         "rankviz notebooks DIR with a notebook whose first cell is nested 1000 deep: raw RecursionError"
     ),

@@ -1243,9 +1243,9 @@ def _llm_judge(inp: dict, tmp: Path):
 
 
 JUDGE_BUILD = lambda: {"todo": D.qrels_frame()[["query_id", "doc_id"]], "queries": D.queries_frame()}  # noqa: E731
-register(Entry("rankviz.labels.callable_judge", ("qrels", "ids", "text"), build=JUDGE_BUILD, call=_callable_judge))
+register(Entry("rankviz.labels.callable_judge", ("ids", "text"), build=JUDGE_BUILD, call=_callable_judge))
 register(Entry("rankviz.labels.judge_pairs", ("qrels", "ids", "text"), build=JUDGE_BUILD, call=_judge_pairs))
-register(Entry("rankviz.labels.llm_judge", ("qrels", "ids", "text"), build=JUDGE_BUILD, call=_llm_judge))
+register(Entry("rankviz.labels.llm_judge", ("ids", "text"), build=JUDGE_BUILD, call=_llm_judge))
 
 
 def entry_points() -> list[Entry]:

@@ -75,16 +75,10 @@ def _run_with_list_system():
     return run
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column of a run is evaluated in silence (one system loses a row)"
-)
 def test_list_in_run_cell_is_refused_by_evaluate():
     _refused_or_warned(lambda: rankviz.evaluate(_run_with_list_system(), ["nDCG@10"], D.qrels_frame()))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column: raw TypeError 'unhashable type: list' in run_to_dict"
-)
 def test_list_in_run_cell_is_refused_by_run_to_dict():
     _refused_or_warned(lambda: rankviz.run_to_dict(_run_with_list_system()))
 
@@ -95,9 +89,6 @@ def _table():
         return rankviz.evaluate(D.run_frame(), ["RR@10", "nDCG@10"], D.qrels_frame(), per_query=True)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column of a per-query table: raw TypeError in stats.compare"
-)
 def test_list_in_table_cell_is_refused_by_compare():
     table = _table()
     table["system"] = table["system"].astype(object)
@@ -206,7 +197,6 @@ def test_topics_tsv_with_markup_id(tmp_path):
     assert list(topics["query_id"]) == ["<script>alert(1)</script>q0", "q2"]
 
 
-@pytest.mark.xfail(strict=True, reason="widgets.judge with a NaN query id in the todo: raw IndexError")
 def test_judge_with_missing_query_id(tmp_path):
     pytest.importorskip("ipywidgets")
     todo = D.qrels_frame()[["query_id", "doc_id"]]
@@ -214,7 +204,8 @@ def test_judge_with_missing_query_id(tmp_path):
     todo.iat[0, 0] = np.nan
     store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
     try:
-        _outcome(lambda: rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame()))
+        with pytest.raises(RankvizError, match=r"query column 'query_id' is missing in row\(s\) 0"):
+            rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame())
     finally:
         store.close()
 
@@ -243,3 +234,26 @@ def test_tukey_and_weight_grid_refuse_damaged_numbers():
     for bad in (float("nan"), 2.5, 0, None):
         with pytest.raises(RankvizError, match="n_systems"):
             rankviz.fusion.weight_grid(bad, 0.25)
+
+
+def test_list_in_any_key_column_names_row_and_column():
+    qrels = D.qrels_frame()
+    qrels["doc_id"] = qrels["doc_id"].astype(object)
+    qrels.iat[3, 1] = ("d1",)
+    with pytest.raises(RankvizError, match=r"doc column 'doc_id' holds a tuple in row 3"):
+        rankviz.evaluate(D.run_frame(), ["nDCG@10"], qrels)
+    table = _table()
+    table["query_id"] = table["query_id"].astype(object)
+    table.iat[2, 1] = {"q": 1}
+    with pytest.raises(RankvizError, match=r"holds a dict in row 2"):
+        rankviz.stats.paired_differences(table, system="B", baseline="A", measure="RR@10")
+
+
+def test_suite_table_key_cells_are_checked():
+    from .registry import suite_table
+
+    table = suite_table()
+    table["dataset"] = table["dataset"].astype(object)
+    table.iat[0, table.columns.get_loc("dataset")] = np.nan
+    with pytest.raises(RankvizError, match=r"dataset column 'dataset' is missing in row\(s\) 0"):
+        rankviz.stats.suite_compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0)
