@@ -7,10 +7,6 @@ derandomized (the same examples every run), so a listed case fails the same way 
 
 from __future__ import annotations
 
-_NAN_SYSTEM = (
-    "NaN in the system column of a per-query table drops the row in silence; repro: "
-    "test_known_failures.py::test_missing_system_in_table_is_flagged_by_paired_differences"
-)
 _LABEL_STUDIO_FILE = (
     "a gzip/UTF-16/binary Label Studio export raises a raw UnicodeDecodeError; repro: "
     "test_known_failures.py::test_label_studio_foreign_file_is_a_rankviz_error"
@@ -21,7 +17,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "rankviz diff's 'Most hurt queries' glues a long query id to its number "
         "('<script>alert(1)</script>q00.6433 -> 0.1900'); repro: test_known_failures.py::test_diff_hurt_queries_keep_ids_apart"
     ),
-    ("rankviz.failure_slices", "missing_values"): _NAN_SYSTEM,
     ("rankviz.io.read_topics", "ids_markup"): (
         "a query_id<TAB>text file whose first id starts with '<' is read as topic XML and refused "
         "('not well-formed topic XML'); repro: test_known_failures.py::test_topics_tsv_with_markup_id"
@@ -36,8 +31,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "a repeated 'annotations' key in a task keeps the last in silence; repro: "
         "test_known_failures.py::test_label_studio_repeated_key_is_refused"
     ),
-    ("rankviz.stats.compare", "missing_values"): _NAN_SYSTEM,
-    ("rankviz.stats.paired_differences", "missing_values"): _NAN_SYSTEM,
     ("cli:notebooks", "json_deep_nesting"): (
         "rankviz notebooks DIR with a notebook whose first cell is nested 1000 deep: raw RecursionError"
     ),

@@ -96,7 +96,6 @@ def test_list_in_table_cell_is_refused_by_compare():
     _refused_or_warned(lambda: rankviz.stats.compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0))
 
 
-@pytest.mark.xfail(strict=True, reason="NaN in the system column of a per-query table: the row is dropped in silence")
 def test_missing_system_in_table_is_flagged_by_paired_differences():
     table = _table()
     table["system"] = table["system"].astype(object)
