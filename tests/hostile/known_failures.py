@@ -13,10 +13,6 @@ _LABEL_STUDIO_FILE = (
 )
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("cli:diff", "ids_markup"): (
-        "rankviz diff's 'Most hurt queries' glues a long query id to its number "
-        "('<script>alert(1)</script>q00.6433 -> 0.1900'); repro: test_known_failures.py::test_diff_hurt_queries_keep_ids_apart"
-    ),
     ("rankviz.io.read_topics", "ids_markup"): (
         "a query_id<TAB>text file whose first id starts with '<' is read as topic XML and refused "
         "('not well-formed topic XML'); repro: test_known_failures.py::test_topics_tsv_with_markup_id"

@@ -162,7 +162,6 @@ def test_tukey_refuses_nan_scores():
     _refused_or_warned(lambda: rankviz.stats.tukey_hsd_p(scores, 100, np.random.default_rng(0)))
 
 
-@pytest.mark.xfail(strict=True, reason="rankviz diff: a long query id runs into its number in 'Most hurt queries'")
 def test_diff_hurt_queries_keep_ids_apart(tmp_path):
     from .registry import cli
 
