@@ -13,10 +13,6 @@ _LABEL_STUDIO_FILE = (
 )
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("rankviz.io.read_topics", "ids_markup"): (
-        "a query_id<TAB>text file whose first id starts with '<' is read as topic XML and refused "
-        "('not well-formed topic XML'); repro: test_known_failures.py::test_topics_tsv_with_markup_id"
-    ),
     ("rankviz.io.read_jsonl", "json_wrong_types"): (
         "read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line; repro: "
         'printf \'null\\n{"query_id": "q1", "retrieved": ["d1"]}\\n\' > log.jsonl; '

@@ -183,9 +183,6 @@ def test_diff_hurt_queries_keep_ids_apart(tmp_path):
     assert all(f"{long_id} " in line for line in lines), lines
 
 
-@pytest.mark.xfail(
-    strict=True, reason="read_topics: a query_id<TAB>text file whose first id starts with '<' is refused as XML"
-)
 def test_topics_tsv_with_markup_id(tmp_path):
     path = tmp_path / "topics.tsv"
     path.write_text(
@@ -255,3 +252,12 @@ def test_suite_table_key_cells_are_checked():
     table.iat[0, table.columns.get_loc("dataset")] = np.nan
     with pytest.raises(RankvizError, match=r"dataset column 'dataset' is missing in row\(s\) 0"):
         rankviz.stats.suite_compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0)
+
+
+def test_topics_xml_with_tabs_is_still_xml(tmp_path):
+    path = tmp_path / "topics.xml"
+    path.write_text(
+        '\t<topics>\t\n\t<topic number="1"><query>red fox</query></topic>\t\n\t</topics>\t\n', encoding="utf-8"
+    )
+    topics = rankviz.read_topics(str(path))
+    assert list(topics["query_id"]) == ["1"] and list(topics["text"]) == ["red fox"]
