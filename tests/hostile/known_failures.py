@@ -13,11 +13,6 @@ _LABEL_STUDIO_FILE = (
 )
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("rankviz.io.read_jsonl", "json_wrong_types"): (
-        "read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line; repro: "
-        'printf \'null\\n{"query_id": "q1", "retrieved": ["d1"]}\\n\' > log.jsonl; '
-        "python -c \"import rankviz; rankviz.read_jsonl('log.jsonl')\""
-    ),
     ("rankviz.labels.LabelStore.import_label_studio", "file_gzip"): _LABEL_STUDIO_FILE,
     ("rankviz.labels.LabelStore.import_label_studio", "json_duplicate_keys"): (
         "a repeated 'annotations' key in a task keeps the last in silence; repro: "
