@@ -18,10 +18,4 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "a repeated 'annotations' key in a task keeps the last in silence; repro: "
         "test_known_failures.py::test_label_studio_repeated_key_is_refused"
     ),
-    ("cli:notebooks", "json_deep_nesting"): (
-        "rankviz notebooks DIR with a notebook whose first cell is nested 1000 deep: raw RecursionError"
-    ),
-    ("cli:notebooks", "json_wrong_types"): (
-        "rankviz notebooks DIR with a notebook whose first cell is null: raw TypeError 'argument of type NoneType is not iterable'"
-    ),
 }

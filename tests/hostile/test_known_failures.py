@@ -261,3 +261,20 @@ def test_topics_xml_with_tabs_is_still_xml(tmp_path):
     )
     topics = rankviz.read_topics(str(path))
     assert list(topics["query_id"]) == ["1"] and list(topics["text"]) == ["red fox"]
+
+
+@pytest.mark.parametrize("cell", [None, "deep"])
+def test_notebooks_damaged_cell_is_one_error_line(tmp_path, cell):
+    import json
+
+    from .registry import MINIMAL_NOTEBOOK, cli
+
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    if cell is None:  # a null cell
+        text = json.dumps({**MINIMAL_NOTEBOOK, "cells": [None]})
+    else:  # a cell nested 3000 deep
+        text = '{"cells": [' + '{"x": ' * 3000 + "1" + "}" * 3000 + "]}"
+    (folder / "a.ipynb").write_text(text, encoding="utf-8")
+    code, out, err = cli(["notebooks", str(folder), "-o", str(tmp_path / "build"), "--quiet"])
+    assert code == 2 and "a.ipynb" in err and "Traceback" not in err, err
