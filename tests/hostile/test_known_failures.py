@@ -1,9 +1,9 @@
-"""Deterministic repros of the failure classes the hostile harness found (``xfail(strict=True)``).
+"""Deterministic repros of the failure classes the hostile harness found, kept as regression tests.
 
-Each test states the promise (a rankviz error or warning, the unmutated result, no crash) and
-fails today; when the library is fixed it passes, the strict xfail turns into a failure, and the
-marker (and the matching entry of ``known_failures.py``) must be removed. The harness cases of the
-same class are marked from :data:`known_failures.KNOWN_FAILURES`.
+Each test states the promise (a rankviz error naming the argument/row, the unmutated result, no
+crash). A class found later is added here first as an ``xfail(strict=True)`` test, with its harness
+cases listed in :data:`known_failures.KNOWN_FAILURES`; when the library is fixed the marker and the
+entry go, and the test stays.
 """
 
 from __future__ import annotations
