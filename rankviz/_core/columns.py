@@ -29,6 +29,9 @@ __all__ = [
     "row_label",
     "is_listlike",
     "is_missing",
+    "SCALAR_ROLES",
+    "check_scalar_cells",
+    "check_key_cells",
 ]
 
 #: the label of a run without a system column, wherever a system is named (tables, results, Series)
@@ -134,14 +137,72 @@ def is_missing(value) -> bool:
     return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
 
 
-def _single(columns: list, name: str, role: str, what: str) -> str:
-    """``name``, unless the frame has several columns of that name (``frame[name]`` would be a frame)."""
+#: roles whose cells are one value each (ids, numbers, texts); ``retrieved``/``relevant`` hold per-query lists and
+#: ``relevance`` a list in the per-query vector shape, so they are checked where their shape is known
+SCALAR_ROLES = frozenset({"query", "doc", "score", "rank", "system", "n_relevant", "text"})
+
+#: what :func:`pandas.api.types.infer_dtype` says of a column without containers (no cell needs a look)
+_PLAIN_KINDS = frozenset(
+    {"string", "bytes", "floating", "integer", "mixed-integer-float", "decimal", "complex", "categorical",
+     "boolean", "datetime64", "datetime", "date", "timedelta64", "timedelta", "time", "period", "interval", "empty"}
+)  # fmt: skip
+
+
+def _is_container(value) -> bool:
+    return isinstance(value, (list, tuple, set, frozenset, dict, Mapping, np.ndarray, pd.Series, pd.DataFrame))
+
+
+def check_scalar_cells(frame: pd.DataFrame, name, role: str, what: str) -> None:
+    """Refuse a list, tuple, set, dict or array in a cell of a one-value column, naming its row and the fix.
+
+    Only an object column with mixed contents is looked at cell by cell (``infer_dtype`` runs in C),
+    so a column of strings or numbers costs one pass of pandas' type inference.
+    """
+    column = frame[name]
+    if column.dtype != object or pd.api.types.infer_dtype(column, skipna=True) in _PLAIN_KINDS:
+        return
+    for position, value in enumerate(column.array):
+        if _is_container(value):
+            count = sum(1 for v in column.array if _is_container(v))
+            shown = repr(value)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise InputError(
+                f"The {what}'s {role} column {str(name)!r} holds a {type(value).__name__} in row "
+                f"{row_label(frame.index[position])} ({shown}){f' and {count - 1} other rows' if count > 1 else ''}; "
+                f"each cell of it must be one value. Keep one value per row (e.g. frame.explode({str(name)!r}) "
+                "for one row per element), or fix the rows that were built wrongly."
+            )
+
+
+def check_key_cells(frame: pd.DataFrame, name, role: str, what: str) -> None:
+    """Refuse a container or a missing value (None, NaN, NA) in a key column (ids, systems, datasets), naming rows.
+
+    A missing key would be dropped by a groupby or read as the text 'nan': either changes a number in silence.
+    """
+    check_scalar_cells(frame, name, role, what)
+    missing = frame[name].isna().to_numpy()
+    if missing.any():
+        rows = ", ".join(row_label(label) for label in frame.index[missing][:5])
+        more = f" (and {int(missing.sum()) - 5} more)" if missing.sum() > 5 else ""
+        raise InputError(
+            f"The {what}'s {role} column {str(name)!r} is missing in row(s) {rows}{more}; every row needs its "
+            f"{role}. Fill it in, or drop those rows (e.g. frame.dropna(subset=[{str(name)!r}]))."
+        )
+
+
+def _single(columns: list, name: str, role: str, what: str, frame: pd.DataFrame | None = None) -> str:
+    """``name``, unless the frame has several columns of that name (``frame[name]`` would be a frame).
+
+    A one-value role (:data:`SCALAR_ROLES`) is also checked for containers in its cells.
+    """
     count = sum(1 for c in columns if c == name)
     if count > 1:
         raise ColumnError(
             f"The {what} has {count} columns named {name!r} (the {role} column); keep one, e.g. "
             f"frame.loc[:, ~frame.columns.duplicated()], or rename the others."
         )
+    if frame is not None and role in SCALAR_ROLES:
+        check_scalar_cells(frame, name, role, what)
     return name
 
 
@@ -169,7 +230,7 @@ def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, req
                 f"The column {given!r} given as columns={{{role!r}: {given!r}}} is not in the {what}; "
                 f"its columns are {columns_text(columns)}."
             )
-        return _single(columns, given, role, what)
+        return _single(columns, given, role, what, frame)
     for names in (ALIASES[role], FALLBACK_ALIASES.get(role, ())):
         found = [name for name in names if name in columns]
         if len(found) > 1:
@@ -180,7 +241,7 @@ def find_column(frame: pd.DataFrame, role: str, given: str | None = None, *, req
                 + (" (a query id, not its text)." if role == "query" else ".")
             )
         if found:
-            return _single(columns, found[0], role, what)
+            return _single(columns, found[0], role, what, frame)
     if required:
         looked = ", ".join(repr(a) for a in ALIASES[role] + FALLBACK_ALIASES.get(role, ()))
         raise ColumnError(

@@ -375,9 +375,11 @@ def text_report(result: dict) -> str:
         )
     if result["most_hurt"]:
         lines += ["", f"Most hurt queries ({result['most_hurt'][0]['measure']}):"]
+        width = max(12, *(len(str(h["query_id"])) + 2 for h in result["most_hurt"]))  # a long id keeps a gap
         for h in result["most_hurt"]:
             text = f"  {' '.join(h['text'].split())[:70]}" if h["text"] else ""
-            lines.append(f"  {h['query_id']:<12}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
+            qid = str(h["query_id"])
+            lines.append(f"  {qid:<{width}}{h['baseline']:.4f} -> {h['new']:.4f} ({h['difference']:+.4f}){text}")
     lines += ["", *textwrap.wrap(result["rule"], 110), *textwrap.wrap(result["size"], 110), "", _verdict(result)]
     return "\n".join(lines) + "\n"
 

@@ -96,6 +96,7 @@ def weight_grid(n_systems: int, step: float, caller: str = "tune") -> np.ndarray
     >>> weight_grid(2, 0.25).tolist()
     [[0.0, 1.0], [0.25, 0.75], [0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
     """
+    n_systems = check_int(n_systems, "n_systems", "weight_grid", low=1)
     if isinstance(step, bool) or not isinstance(step, numbers.Real) or not 0 < step <= 1:
         raise InputError(
             f"The 'grid' parameter of {caller} must be a step in (0, 1], such as 0.1. Got {step!r} instead."

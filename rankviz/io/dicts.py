@@ -10,7 +10,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from .._core.columns import Columns
+from .._core.columns import Columns, check_key_cells
 from .._core.long_run import MAX_EXACT, resolve_long_run, resolve_qrels
 from .._errors import DuplicateError, InputError
 
@@ -28,6 +28,9 @@ def run_to_dict(
     cols = resolve_long_run(run, Columns.of(columns, "run_to_dict"), need_doc=True)
     frame = cols.frame
     doc = cast(str, cols.doc)  # need_doc=True: resolve_long_run raised when there is no doc column
+    for name, role in ((cols.query, "query"), (doc, "doc"), (cols.system, "system")):
+        if name is not None:  # a missing id would become the key 'nan'
+            check_key_cells(frame, name, role, "run")
     if cols.score is not None:
         score = pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
     else:

@@ -65,6 +65,7 @@ __all__ = ["RetrievalLog", "read_jsonl"]
 BLOCK = 1 << 24
 _RECORD_START = re.compile(rb"(?m)^[ \t\r]*\{")
 _BLANK = re.compile(rb"[ \t\r\n]*")
+_NON_BLANK_LINE = re.compile(rb"(?m)^[ \t\r]*[^ \t\r\n]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -237,6 +238,8 @@ def _parsed(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds) -> t
 def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts: _Parts) -> None:
     """Parse one block into ``parts``; any problem raises the error naming its line."""
     expected = len(_RECORD_START.findall(block))
+    if len(_NON_BLANK_LINE.findall(block)) != expected:  # a line that is not an object ('null', '[]', '1'):
+        raise bad_line(name, first, block, f, kinds, "a line is not a JSON object")  # pyarrow may crash on it
     table, extra = _parsed(name, first, block, f, kinds)
     if table.num_rows != expected or not _fine(table, f):
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule")

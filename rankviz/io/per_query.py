@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .._core.columns import ALIASES, TEXT_COLUMNS, columns_text, find_column
+from .._core.columns import ALIASES, TEXT_COLUMNS, check_key_cells, columns_text, find_column
 from .._core.frames import as_pandas
 from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
 from ..measures import Measure, parse_measure
@@ -139,6 +139,9 @@ def per_query_table(data, caller: str, *, require_query: bool = True) -> PerQuer
             f"columns are {columns_text(frame.columns)}. Evaluate with rankviz.evaluate(run, measures, qrels, per_query=True)."
         )
     system = find_column(frame, "system", required=False, what="per-query table")
+    for name, role in ((query, "query"), (system, "system")):
+        if name is not None:  # a missing id or system would be dropped by a groupby in silence
+            check_key_cells(frame, name, role, "per-query table")
     return PerQueryTable(frame, query, system)
 
 

@@ -95,6 +95,20 @@ def _tsv_topics(name: str, text: str, comments: bool) -> list[dict]:
     return rows
 
 
+def _tab_separated(text: str) -> bool:
+    """Whether a file that starts with '<' is 'query_id<TAB>text' lines (an id such as '<b>q1'), not XML.
+
+    Every non-blank line has a tab, and the first field of the first line is not a whole tag
+    (an XML line indented or separated by tabs has '>' before its tab).
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    return (
+        bool(lines)
+        and all("\t" in line for line in lines)
+        and not lines[0].strip().split("\t", 1)[0].rstrip().endswith(">")
+    )
+
+
 def read_topics(path, *, comments: bool = True) -> pd.DataFrame:
     """Read query texts: TREC topic XML, classic TREC (SGML) topics, or a two-column TSV.
 
@@ -138,7 +152,7 @@ def read_topics(path, *, comments: bool = True) -> pd.DataFrame:
     name, text = read_text(path)
     if re.search(r"<\s*top\s*>", text, flags=re.IGNORECASE):
         rows = _sgml_topics(name, text)
-    elif text.lstrip().startswith("<"):
+    elif text.lstrip().startswith("<") and not _tab_separated(text):
         rows = _xml_topics(name, text)
     else:
         rows = _tsv_topics(name, text, comments)

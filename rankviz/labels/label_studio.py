@@ -17,8 +17,11 @@ compared as instants, so the latest annotation wins whatever offsets the export 
 
 from __future__ import annotations
 
+import bz2
 import datetime
+import gzip
 import json
+import lzma
 import os
 from collections.abc import Mapping
 
@@ -29,7 +32,26 @@ from ..io.label_file import check_grade, check_text
 __all__ = ["label_studio_rows", "read_label_studio"]
 
 _CALLER = "LabelStore.import_label_studio"
+_COMPRESSED = ((b"\x1f\x8b", "gzip", gzip.decompress), (b"BZh", "bzip2", bz2.decompress),
+               (b"\xfd7zXZ\x00", "xz", lzma.decompress))  # fmt: skip
 _FIX = "export the project from Label Studio as 'JSON' (Export > JSON) and pass that file"
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str, near: str):
+        super().__init__(key)
+        self.key, self.near = key, near
+
+
+def _no_repeated_keys(pairs: list) -> dict:
+    """``json.loads``' object hook: a dict, or _RepeatedKey when a key appears twice in one object."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            near = ", ".join(f"{k}={shown(v)}" for k, v in pairs if k in ("id", "data") or k == key)[:120]
+            raise _RepeatedKey(key, near)
+        out[key] = value
+    return out
 
 
 def read_label_studio(path) -> list:
@@ -42,6 +64,13 @@ def read_label_studio(path) -> list:
         raise InputError(
             f"{_CALLER}: cannot read {name!r} ({error.strerror or error}); give the export's path."
         ) from None
+    for magic, kind, decompress in _COMPRESSED:  # a compressed export is read as its content (as the run readers do)
+        if data.startswith(magic):
+            try:
+                data = decompress(data)
+            except (OSError, EOFError, ValueError) as error:
+                raise InputError(f"{_CALLER}: {name!r} is damaged {kind} data ({error}); {_FIX}.") from None
+            break
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and (data[0] == 0 or data[1] == 0)):
         raise InputError(f"{_CALLER}: {name!r} is UTF-16 text, not UTF-8 JSON; {_FIX}, or convert it to UTF-8.")
     try:
@@ -52,7 +81,12 @@ def read_label_studio(path) -> list:
             f"differently encoded file; {_FIX}."
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_repeated_keys)
+    except _RepeatedKey as repeated:
+        raise InputError(
+            f"{_CALLER}: {name!r} repeats the key {repeated.key!r} in one object (near {repeated.near}); JSON "
+            f"readers keep one of the two in silence, so which annotation counts would be a guess. {_FIX}."
+        ) from None
     except json.JSONDecodeError as error:
         raise InputError(f"{_CALLER}: {name!r} is not JSON ({error}); {_FIX}.") from None
     except RecursionError:

@@ -69,6 +69,11 @@ def prepare_changes(data, *, n: int = 10, queries=None) -> pd.DataFrame:
     n = check_int(n, "n", caller, low=1)
     if not isinstance(data, pd.DataFrame) or not {"query_id", "delta", "moves"} <= set(data.columns):
         raise InputError(f"{caller} draws the table rankviz.changes returns. Got {type(data).__name__} instead.")
+    if data.empty:
+        raise InputError(
+            f"{caller}: the table of rankviz.changes is empty (no query to draw). Check that the system and the "
+            "baseline share queries, or that the table was not filtered to nothing."
+        )
     meta = data.attrs.get("rankviz", {}) if isinstance(data.attrs.get("rankviz"), dict) else {}
     k = int(meta.get("k", 10))
     texts = query_texts(queries, caller)

@@ -77,6 +77,11 @@ def _table(data) -> tuple[pd.DataFrame, list[str], dict]:
         raise ColumnError(
             f"slices: the table has no column {absent[0]!r}; its columns are {columns_text(table.columns)}."
         )
+    if table.empty:
+        raise InputError(
+            "slices: the per-segment table is empty (no segment to draw). Slice with by= on queries the run "
+            "holds, or check that the table was not filtered to nothing."
+        )
     if not by:
         by = list(table.columns[1 : list(table.columns).index("measure")])
     info = {"level": getattr(data, "confidence_level", None), "method": getattr(data, "method", None)}

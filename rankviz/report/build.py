@@ -126,6 +126,28 @@ def _title(nb, fallback: str) -> str:
     return fallback
 
 
+def _read_notebook(path: Path):
+    """The notebook at ``path``, checked against nbformat's schema; a damaged one is an InputError naming the file."""
+    import nbformat
+
+    from .._errors import InputError
+
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except RecursionError:
+        raise InputError(
+            f"{path}: the notebook's JSON is nested too deeply to read (thousands of levels); re-save it from Jupyter."
+        ) from None
+    except (ValueError, TypeError, KeyError, AttributeError, nbformat.ValidationError) as exc:
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise InputError(
+            f"{path}: not a valid Jupyter notebook (nbformat 4): {reason}. Open and re-save it in Jupyter, or "
+            "move it out of the folder."
+        ) from None
+    return nb
+
+
 def render_notebooks(
     source: str | os.PathLike, output: str | os.PathLike, *, timeout: int = 600, quiet: bool = False
 ) -> list[Path]:
@@ -136,7 +158,6 @@ def render_notebooks(
     list of Path
         The HTML files written, ``index.html`` last.
     """
-    import nbformat
 
     from .._core.checks import check_int
     from .._errors import InputError
@@ -156,7 +177,7 @@ def render_notebooks(
     for path in notebooks:
         start = time.perf_counter()
         _progress(f"executing {path.name}", quiet)
-        nb = nbformat.read(path, as_version=4)
+        nb = _read_notebook(path)
         execute_notebook(nb, cwd=path.parent, timeout=timeout, quiet=quiet, label=path.stem)
         title = _title(nb, path.stem)
         target = output / f"{path.stem}.html"

@@ -33,7 +33,7 @@ from .._errors import ColumnError, DegenerateDataWarning, InputError, warn
 from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
 from .attribute_bins import MISSING, attribute_segments, check_bins
-from .inference import benjamini_hochberg
+from .inference import benjamini_hochberg_kept_nan
 
 __all__ = ["failure_slices", "FAILURE_COLUMNS", "STOPWORDS", "text_terms"]
 
@@ -366,7 +366,7 @@ def _scored(candidates, failed: np.ndarray) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         lift = np.where(share_out > 0, share_in / np.where(share_out > 0, share_out, 1), math.inf)
     p = np.minimum(hypergeom.sf(a - 1, n_all, f_all, n), 1.0)
-    q = benjamini_hochberg(p)
+    q = benjamini_hochberg_kept_nan(p)
     prior = n.astype(np.float64)  # the slice's share of the queries times the prior's strength (N)
     ok_in = n - a
     delta = np.log((a + prior) / (f_all + n_all - a - prior)) - np.log(

@@ -9,12 +9,13 @@ that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_probability
+from .._core.checks import check_probability, shown
 from .._core.columns import SINGLE_SYSTEM, row_label
 from .._errors import DegenerateDataWarning, InputError, warn
 from ..io.per_query import PerQueryTable
@@ -25,7 +26,10 @@ __all__ = [
     "wilson_interval",
     "holm",
     "benjamini_hochberg",
+    "holm_kept_nan",
+    "benjamini_hochberg_kept_nan",
     "t_quantile",
+    "finite_scores",
     "t_test_p",
     "check_cells",
     "wide_by_system",
@@ -37,10 +41,37 @@ __all__ = [
 SMALL_N = 20
 
 
+def _count(value, name: str, caller: str = "wilson_interval") -> int:
+    """A count given as an int, or as a float or Decimal that equals one (7.0, Decimal('7')); else refused."""
+    import decimal
+
+    ok = not isinstance(value, bool) and isinstance(value, (numbers.Real, decimal.Decimal))
+    if ok:
+        try:
+            ok = math.isfinite(value) and value >= 0 and int(value) == value
+        except (TypeError, ValueError, ArithmeticError):
+            ok = False
+    if not ok:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a count: an int >= 0 (or a number equal to one, such as "
+            f"7.0). Got {shown(value)} instead."
+        )
+    return int(value)
+
+
 def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Wilson score interval of a binomial proportion (Wilson 1927); (nan, nan) when n = 0."""
+    """Wilson score interval of a binomial proportion (Wilson 1927); (nan, nan) when n = 0.
+
+    ``successes`` and ``n`` are counts (ints, or numbers equal to ints); NaN, a fraction, a
+    negative count or ``successes > n`` is refused with an :class:`~rankviz.InputError`.
+    """
     from scipy.special import ndtri
 
+    successes, n = _count(successes, "successes"), _count(n, "n")
+    if successes > n:
+        raise InputError(
+            f"wilson_interval: 'successes' ({successes}) is more than 'n' ({n}); successes count among n trials."
+        )
     confidence_level = check_probability(confidence_level, "confidence_level", "wilson_interval")
     if n == 0:
         return ConfidenceInterval(math.nan, math.nan)
@@ -66,14 +97,78 @@ def _adjusted(p_values, step) -> np.ndarray:
     return out
 
 
-def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error), NaNs left out and kept as NaN."""
+def holm_kept_nan(p_values) -> np.ndarray:
+    """Holm's adjustment of the statistics' own p-values: a NaN (an untestable pair) is left out and kept."""
     return _adjusted(p_values, lambda v: np.maximum.accumulate((len(v) - np.arange(len(v))) * v))
 
 
-def benjamini_hochberg(p_values) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (false discovery rate), NaNs kept as NaN."""
+def benjamini_hochberg_kept_nan(p_values) -> np.ndarray:
+    """Benjamini-Hochberg's adjustment of the statistics' own p-values: a NaN is left out and kept."""
     return _adjusted(p_values, lambda v: np.minimum.accumulate((v * len(v) / np.arange(1, len(v) + 1))[::-1])[::-1])
+
+
+def _p_values(p_values, caller: str) -> np.ndarray:
+    """The caller's p-values as floats in [0, 1]; a missing, non-numeric or out-of-range one is refused by position."""
+    values = p_values.tolist() if isinstance(p_values, (np.ndarray, pd.Series, pd.Index)) else p_values
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputError(f"{caller}: 'p_values' must be a list or array of p-values. Got {shown(p_values)} instead.")
+    values = list(values) if not isinstance(values, pd.api.extensions.ExtensionArray) else values.tolist()
+    out = np.empty(len(values))
+    for i, v in enumerate(values):
+        ok = not isinstance(v, (bool, np.bool_, str, bytes)) and isinstance(v, numbers.Real)
+        if not ok and v is not None and type(v).__name__ == "Decimal":
+            ok = True
+        x = float(v) if ok else math.nan
+        if not ok or not 0 <= x <= 1:
+            what = "missing" if v is None or v is pd.NA or (ok and math.isnan(x)) else f"{shown(v)}"
+            raise InputError(
+                f"{caller}: p-value {i} is {what}; every p-value must be a number in [0, 1]. Drop the untested "
+                "hypotheses before adjusting (an adjustment over fewer tests is another adjustment), or compute "
+                "the missing p-value."
+            )
+        out[i] = x
+    return out
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error).
+
+    Every p-value must be a number in [0, 1]: a NaN, None or a text is refused with an
+    :class:`~rankviz.InputError` naming its position (adjusting over the others would
+    silently change the family).
+    """
+    return holm_kept_nan(_p_values(p_values, "holm"))
+
+
+def benjamini_hochberg(p_values) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (false discovery rate).
+
+    Every p-value must be a number in [0, 1]: a NaN, None or a text is refused with an
+    :class:`~rankviz.InputError` naming its position.
+    """
+    return benjamini_hochberg_kept_nan(_p_values(p_values, "benjamini_hochberg"))
+
+
+def finite_scores(scores, caller: str) -> np.ndarray:
+    """``scores`` (queries x systems [x measures]) as floats; a non-number, an empty array or a NaN/inf is refused."""
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{caller}: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
+    if x.ndim not in (2, 3) or not x.size:
+        raise InputError(
+            f"{caller}: 'scores' must be a non-empty array of shape (queries, systems) or (queries, systems, "
+            f"measures). Got shape {x.shape}."
+        )
+    bad = ~np.isfinite(x)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(
+            f"{caller}: 'scores' holds {int(bad.sum())} missing or infinite value(s), the first at {where} "
+            "(query, system[, measure]); a permutation test needs every system's score on every query. Drop "
+            "the queries with a missing score (or score them) first."
+        )
+    return x
 
 
 def t_quantile(q: float, df: int) -> float:

@@ -42,8 +42,9 @@ from .._errors import ColumnError, InputError
 from ..io.per_query import per_query_table
 from . import intervals
 from .inference import (
-    benjamini_hochberg,
-    holm,
+    benjamini_hochberg_kept_nan,
+    finite_scores,
+    holm_kept_nan,
     t_test_p,
     warn_notes,
     wide_by_system,
@@ -115,8 +116,8 @@ def tukey_hsd_p(scores: np.ndarray, n_resamples: int, gen: np.random.Generator, 
     >>> float(p[0, 1]), exact
     (0.25, True)
     """
-    squeeze = scores.ndim == 2
-    x = np.asarray(scores, dtype=np.float64)
+    x = finite_scores(scores, "tukey_hsd_p")
+    squeeze = x.ndim == 2
     x = x[:, :, None] if squeeze else x
     n, s, m = x.shape
     means = x.mean(axis=0)  # (S, m)
@@ -282,7 +283,7 @@ def _pair_rows(wide, names, queries, test, n_resamples, entropy, batch, notes) -
 
 def _corrected(pairs: pd.DataFrame, correction: str | None, alpha: float) -> pd.DataFrame:
     """Add p_corrected (within each measure) and the winner of each significant pair."""
-    adjust = None if correction is None else {"holm": holm, "bh": benjamini_hochberg}.get(correction)
+    adjust = None if correction is None else {"holm": holm_kept_nan, "bh": benjamini_hochberg_kept_nan}.get(correction)
     corrected = pairs["p_value"].to_numpy(dtype=np.float64).copy()
     if adjust is not None:
         for measure in pd.unique(pairs["measure"]):

@@ -23,8 +23,8 @@ from .._errors import ColumnError, InputError
 from ..io.per_query import per_query_table
 from .inference import (
     SMALL_N,
-    benjamini_hochberg,
-    holm,
+    benjamini_hochberg_kept_nan,
+    holm_kept_nan,
     t_quantile,
     t_test_p,
     warn_notes,
@@ -282,7 +282,9 @@ def compare_of(
             exact_systems.append(name)
     result = pd.DataFrame(rows)
     p = result["p_value"].to_numpy()
-    result["p_corrected"] = holm(p) if correction == "holm" else benjamini_hochberg(p) if correction == "bh" else p
+    result["p_corrected"] = (
+        holm_kept_nan(p) if correction == "holm" else benjamini_hochberg_kept_nan(p) if correction == "bh" else p
+    )
     warn_notes(notes, caller)
     return Comparison(
         table=result,

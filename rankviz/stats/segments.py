@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DegenerateDataWarning, InputError
-from .inference import benjamini_hochberg, holm, warn_notes, wilson_interval
+from .inference import benjamini_hochberg_kept_nan, holm_kept_nan, warn_notes, wilson_interval
 from .intervals import bootstrap_of
 from .options import StatsOptions
 from .paired import compare_of
@@ -219,7 +219,9 @@ def compare_by_of(
         raise InputError(f"{caller}: no segment holds the baseline and another system.")
     result = pd.concat(rows, ignore_index=True)
     p = result["p_value"].to_numpy()
-    result["p_corrected"] = holm(p) if correction == "holm" else benjamini_hochberg(p) if correction == "bh" else p
+    result["p_corrected"] = (
+        holm_kept_nan(p) if correction == "holm" else benjamini_hochberg_kept_nan(p) if correction == "bh" else p
+    )
     result = _ordered(result, frame, by, names)
     front = ["system", "baseline", *by, "measure"]
     result = result[front + [c for c in result.columns if c not in front]]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._core.checks import check_choice
 from .._errors import InputError
-from .inference import benjamini_hochberg, holm
+from .inference import benjamini_hochberg_kept_nan, holm_kept_nan
 from .options import StatsOptions, with_stats_options
 from .resampling import check_budget, query_stream
 from .results import Comparison
@@ -141,7 +141,9 @@ def suite_compare_of(
         ["system", "measure"], key=lambda c: c.map(order) if c.name == "system" else c.map(names.index), kind="stable"
     ).reset_index(drop=True)
     p = result["p_value"].to_numpy()
-    result["p_corrected"] = holm(p) if correction == "holm" else benjamini_hochberg(p) if correction == "bh" else p
+    result["p_corrected"] = (
+        holm_kept_nan(p) if correction == "holm" else benjamini_hochberg_kept_nan(p) if correction == "bh" else p
+    )
     return Comparison(
         table=result,
         baseline=str(baseline),

@@ -29,6 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._core.columns import check_key_cells
 from .._errors import DegenerateDataWarning, InputError, warn
 from .options import StatsOptions, with_stats_options
 from .resampling import check_budget, query_stream
@@ -81,6 +82,8 @@ def suite_matrices(table: pd.DataFrame, measure: str, caller: str) -> tuple[list
             )
     frame = table if "system" in table.columns else table.assign(system="run")
     frame = frame[["dataset", "system", "query_id", measure]]
+    for column, role in (("dataset", "dataset"), ("system", "system"), ("query_id", "query")):
+        check_key_cells(frame, column, role, f"{caller} table")
     datasets = sorted(frame["dataset"].astype(str).unique())
     systems = sorted(frame["system"].astype(str).unique())
     if not datasets:

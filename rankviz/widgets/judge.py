@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import ipywidgets as w
 import pandas as pd
 
+from .._core.columns import check_key_cells
 from .._errors import InputError
 from ..io.per_query import query_texts
 from ..labels import LabelStore
@@ -49,6 +50,8 @@ def _todo_frame(todo) -> pd.DataFrame:
             "judge: todo must be a DataFrame with 'query_id' and 'doc_id' columns, e.g. rankviz.labels.holes(run, qrels). "
             f"Got {found} instead."
         )
+    for column, role in (("query_id", "query"), ("doc_id", "doc")):
+        check_key_cells(todo, column, role, "judge todo")
     frame = pd.DataFrame(
         {"query_id": todo["query_id"].astype(str).to_numpy(), "doc_id": todo["doc_id"].astype(str).to_numpy()}
     )

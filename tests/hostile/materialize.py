@@ -88,7 +88,19 @@ def snapshot(inputs: dict) -> dict:
 
 # ---------------------------------------------------------------------------------------------- fingerprints
 
-_ID_NAMES = {"query_id", "doc_id", "system", "qid", "docid", "query", "doc", "baseline", "other", "n_queries_id"}
+_ID_NAMES = {
+    "query_id",
+    "doc_id",
+    "system",
+    "qid",
+    "docid",
+    "query",
+    "doc",
+    "baseline",
+    "other",
+    "n_queries_id",
+    "dataset",
+}
 
 
 def _numbers_of_frame(frame: pd.DataFrame) -> list:

@@ -98,6 +98,8 @@ def map_frames(inputs: dict, fn: Callable[[pd.DataFrame], pd.DataFrame], *, file
             return {k: walk(v) for k, v in value.items()}
         if isinstance(value, list) and not isinstance(value, Pairs):
             return [walk(v) for v in value]
+        if isinstance(value, tuple):  # a suite's {dataset: (run, qrels)}
+            return tuple(walk(v) for v in value)
         return value
 
     return {key: walk(value) for key, value in copy.deepcopy(inputs).items()}

@@ -973,6 +973,281 @@ register(
 )
 
 
+# ---------------------------------------------------------------------------------------------- suites, ranks, stages
+
+not_entry("rankviz.ModelLabelsWarning", _EXC)
+not_entry("rankviz.RankIntervals", _RESULT + " (ranks)", aliases=("rankviz.stats.RankIntervals",))
+not_entry("rankviz.Stages", _RESULT + " (stages)")
+not_entry("rankviz.stats.MetaAnalysis", _RESULT + " (meta_analysis)")
+not_entry("rankviz.stats.SuiteIntervals", _RESULT + " (suite_intervals)")
+
+
+def suite() -> dict:
+    """A suite of two collections, ``{dataset: (run, qrels)}``: the example and a copy with its queries renamed."""
+    run, qrels = D.run_frame(), D.qrels_frame()
+    other_run, other_qrels = run.copy(), qrels.copy()
+    # the second collection: the same ids, other scores (system B's order reversed), other grades
+    other_run.loc[other_run["system"] == "B", "score"] *= -1
+    other_qrels["relevance"] = (other_qrels["relevance"] + 1) % 3
+    return {"news": (run, qrels), "web": (other_run, other_qrels)}
+
+
+def suite_table() -> pd.DataFrame:
+    """The suite's per-query table (a ``dataset`` column beside system and query_id)."""
+    return _cached("suite_table", lambda: rankviz_module().evaluate(suite(), ["RR@10", "nDCG@10"], per_query=True))
+
+
+register(
+    Entry(
+        "rankviz.evaluate[suite]",
+        RUN_ROLES + ("measures",),
+        build=lambda: {"suite": suite(), "measures": ["RR@10", "nDCG@10"]},
+        call=lambda inp, tmp: _rv("evaluate")(inp["suite"], inp["measures"]),
+    )
+)
+register(
+    Entry(
+        "rankviz.ranks",
+        RUN_ROLES,
+        build=run_qrels,
+        call=lambda inp, tmp: _rv("ranks")(inp["run"], "nDCG@10", inp["qrels"], n_resamples=200, rng=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.ranks[suite]",
+        RUN_ROLES,
+        build=lambda: {"suite": suite()},
+        call=lambda inp, tmp: _rv("ranks")(inp["suite"], "nDCG@10", n_resamples=200, rng=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.stats.ranks",
+        TABLE_ROLES,
+        build=lambda: {"table": per_query_table()},
+        call=lambda inp, tmp: _stats().ranks(inp["table"], "nDCG@10", n_resamples=200, rng=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.stats.suite_intervals",
+        TABLE_ROLES,
+        build=lambda: {"table": suite_table()},
+        call=lambda inp, tmp: _stats().suite_intervals(inp["table"], ["RR@10"], n_resamples=200, rng=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.stats.suite_compare",
+        TABLE_ROLES,
+        build=lambda: {"table": suite_table(), "baseline": "A"},
+        call=lambda inp, tmp: _stats().suite_compare(
+            inp["table"], baseline=inp["baseline"], measures=["RR@10"], n_resamples=200, rng=0
+        ),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.stats.meta_analysis",
+        TABLE_ROLES,
+        build=lambda: {"table": suite_table(), "system": "B", "baseline": "A"},
+        call=lambda inp, tmp: _stats().meta_analysis(inp["table"], inp["system"], inp["baseline"], "nDCG@10"),
+    )
+)
+
+
+def pipeline() -> dict:
+    """A pipeline's stages ``{stage: {query: [docs]}}`` and the gold ``{query: [docs]}``."""
+    run = D.single_system_run().sort_values(["query_id", "score"], ascending=[True, False], kind="mergesort")
+    retrieved = {q: group["doc_id"].tolist() for q, group in run.groupby("query_id", sort=False)}
+    qrels = D.qrels_frame()
+    gold = {q: group.loc[group["relevance"] > 0, "doc_id"].tolist() for q, group in qrels.groupby("query_id")}
+    return {
+        "stages": {
+            "retrieved": retrieved,
+            "reranked": {q: list(reversed(docs))[:4] for q, docs in retrieved.items()},
+            "context": {q: list(reversed(docs))[:2] for q, docs in retrieved.items()},
+        },
+        "gold": {q: docs for q, docs in gold.items() if docs},
+    }
+
+
+register(
+    Entry(
+        "rankviz.stages",
+        ("mapping", "ids"),
+        build=pipeline,
+        call=lambda inp, tmp: _rv("stages")(inp["stages"], inp["gold"], n_resamples=200, rng=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.plots.funnel",
+        ("mapping", "ids", "plot"),
+        build=pipeline,
+        call=lambda inp, tmp: _plots().funnel(_rv("stages")(inp["stages"], inp["gold"], n_resamples=200, rng=0)),
+        stochastic=True,
+    )
+)
+
+
+def _history(inp: dict, tmp: Path):
+    history = rankviz_module().History(tmp / "history.sqlite")
+    try:
+        history.record(inp["run"], inp["qrels"], ["RR@10", "nDCG@10"], name="nightly")
+        return history.list()
+    finally:
+        history.close()
+
+
+not_entry(
+    "rankviz.History",
+    "a class: its method that takes user data first is registered as rankviz.History.record",
+)
+register(Entry("rankviz.History.record", RUN_ROLES, build=run_qrels, call=_history))
+
+# ---------------------------------------------------------------------------------------------- model labels
+
+for _name in ("Alignment", "Corrected", "Design", "JudgeReport", "Judgement", "Plan", "SelfConsistency"):
+    not_entry(f"rankviz.labels.{_name}", _RESULT)
+for _name in ("CallableJudge", "Judge", "LLMJudge"):
+    not_entry(f"rankviz.labels.{_name}", "a judge class: built by callable_judge / llm_judge, which are registered")
+not_entry("rankviz.labels.DEFAULT_PROMPT", "a constant: the default judging prompt")
+not_entry("rankviz.labels.GRADE_DEFINITIONS", "a constant: the grade definitions of the default prompt")
+
+
+def _model_qrels() -> pd.DataFrame:
+    """A lenient model's labels of the example's pairs: one grade higher, clipped at 2."""
+    qrels = D.qrels_frame()
+    qrels["relevance"] = (qrels["relevance"] + 1).clip(upper=2)
+    return qrels
+
+
+register(
+    Entry(
+        "rankviz.labels.alignment",
+        ("qrels", "ids"),
+        build=lambda: {"model": _model_qrels(), "human": D.qrels_frame()},
+        call=lambda inp, tmp: _labels().alignment(inp["model"], inp["human"]),
+    )
+)
+register(
+    Entry(
+        "rankviz.labels.self_consistency",
+        ("qrels", "ids"),
+        build=lambda: {"runs": {"try 1": _model_qrels(), "try 2": _other_qrels()}},
+        call=lambda inp, tmp: _labels().self_consistency(inp["runs"]),
+    )
+)
+register(
+    Entry(
+        "rankviz.labels.simulate_judge",
+        ("qrels", "ids"),
+        build=lambda: {"qrels": D.qrels_frame()},
+        call=lambda inp, tmp: _labels().simulate_judge(inp["qrels"], noise=0.3, leniency=0.5, seed=0),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.labels.sample_queries",
+        ("ids", "numbers"),
+        build=lambda: {"queries": tuple(D.QUERIES), "n": 4},  # a tuple: the number mutators change the count
+        call=lambda inp, tmp: _labels().sample_queries(inp["queries"], n=inp["n"], seed=0).inclusion,
+        stochastic=True,
+    )
+)
+
+
+def _human_half() -> pd.DataFrame:
+    qrels = D.qrels_frame()
+    return qrels[qrels["query_id"].isin(D.QUERIES[::2])]
+
+
+register(
+    Entry(
+        "rankviz.labels.corrected",
+        RUN_ROLES,
+        build=lambda: {"run": D.single_system_run(), "model": _model_qrels(), "human": _human_half()},
+        call=lambda inp, tmp: _labels().corrected(inp["run"], inp["model"], inp["human"], "nDCG@10", design="random"),
+    )
+)
+register(
+    Entry(
+        "rankviz.labels.plan",
+        RUN_ROLES,
+        build=lambda: {**run_qrels(), "model": _model_qrels()},
+        call=lambda inp, tmp: _labels().plan(
+            inp["run"], inp["model"], budget=4, target=("A", "B"), measure="nDCG@10", seed=0, n_simulations=5
+        ),
+        stochastic=True,
+    )
+)
+register(
+    Entry(
+        "rankviz.labels.parse_grade",
+        ("text", "numbers"),
+        build=lambda: {"text": ("2", ' {"grade": 3}', "Grade: 2", "7"), "scale": [0, 1, 2, 3]},  # texts: a tuple
+        call=lambda inp, tmp: [_labels().parse_grade(t, tuple(inp["scale"])) for t in inp["text"]],
+    )
+)
+
+
+def _overlap(pairs):
+    """A toy judge: 1 when the document's text shares a word with the query."""
+    return [int(bool(set(str(q).lower().split()) & set(str(d).lower().split()))) for q, d in pairs]
+
+
+def _texts(inp: dict) -> tuple[dict, dict]:
+    queries = dict(zip(inp["queries"]["query_id"], inp["queries"]["text"], strict=True))
+    documents = {d: f"how to {d} json" for d in inp["todo"]["doc_id"]}
+    return queries, documents
+
+
+def _callable_judge(inp: dict, tmp: Path):
+    queries, documents = _texts(inp)
+    judge = _labels().callable_judge(_overlap, scale=(0, 1), config={"rule": "word overlap"})
+    pairs = [(queries.get(q, ""), documents[d]) for q, d in zip(inp["todo"]["query_id"], inp["todo"]["doc_id"])]
+    return [j.grade for j in judge(pairs)]
+
+
+def _judge_pairs(inp: dict, tmp: Path):
+    queries, documents = _texts(inp)
+    store = _store(tmp)
+    try:
+        judge = _labels().callable_judge(_overlap, scale=(0, 1))
+        pairs = list(zip(inp["todo"]["query_id"], inp["todo"]["doc_id"]))
+        _labels().judge_pairs(judge, pairs, store, queries=queries, documents=documents, progress=False)
+        return store.to_qrels()
+    finally:
+        store.close()
+
+
+def _llm_judge(inp: dict, tmp: Path):
+    """Built with an unreachable server: the judge's prompt is checked, nothing is sent (no server in tests).
+
+    The grading itself needs a server: covered by tests/labels/test_judges.py (a local fake server).
+    """
+    queries, documents = _texts(inp)
+    judge = _labels().llm_judge("http://127.0.0.1:9/v1", "a-model", api_key="sk-secret", max_retries=0, timeout=1)
+    first = inp["todo"].iloc[0]
+    messages = judge.messages(queries.get(first["query_id"], ""), documents[first["doc_id"]])
+    return [len(m["content"]) > 0 for m in messages], "sk-secret" not in repr(judge)
+
+
+JUDGE_BUILD = lambda: {"todo": D.qrels_frame()[["query_id", "doc_id"]], "queries": D.queries_frame()}  # noqa: E731
+register(Entry("rankviz.labels.callable_judge", ("ids", "text"), build=JUDGE_BUILD, call=_callable_judge))
+register(Entry("rankviz.labels.judge_pairs", ("qrels", "ids", "text"), build=JUDGE_BUILD, call=_judge_pairs))
+register(Entry("rankviz.labels.llm_judge", ("ids", "text"), build=JUDGE_BUILD, call=_llm_judge))
+
+
 def entry_points() -> list[Entry]:
     """The distinct callable entries, in registration order."""
     seen: dict[int, Entry] = {}

@@ -1,9 +1,9 @@
-"""Deterministic repros of the failure classes the hostile harness found (``xfail(strict=True)``).
+"""Deterministic repros of the failure classes the hostile harness found, kept as regression tests.
 
-Each test states the promise (a rankviz error or warning, the unmutated result, no crash) and
-fails today; when the library is fixed it passes, the strict xfail turns into a failure, and the
-marker (and the matching entry of ``known_failures.py``) must be removed. The harness cases of the
-same class are marked from :data:`known_failures.KNOWN_FAILURES`.
+Each test states the promise (a rankviz error naming the argument/row, the unmutated result, no
+crash). A class found later is added here first as an ``xfail(strict=True)`` test, with its harness
+cases listed in :data:`known_failures.KNOWN_FAILURES`; when the library is fixed the marker and the
+entry go, and the test stays.
 """
 
 from __future__ import annotations
@@ -44,21 +44,18 @@ def _refused_or_warned(call) -> None:
     assert kind in ("error", "warned"), "accepted in silence"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="read_jsonl crashes the interpreter (SIGSEGV in pyarrow's JSON reader) on a 'null' line"
-)
 def test_read_jsonl_null_line_does_not_crash(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('null\n{"query_id": "q1", "retrieved": ["d1"]}\n', encoding="utf-8")
-    code = f"import rankviz\ntry:\n    rankviz.read_jsonl({str(log)!r})\nexcept rankviz.RankvizError:\n    pass\n"
+    code = (
+        f"import rankviz\ntry:\n    rankviz.read_jsonl({str(log)!r})\nexcept rankviz.RankvizError as exc:\n"
+        "    assert 'line 1' in str(exc) and 'JSON object' in str(exc), exc\nelse:\n    raise SystemExit(3)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-300:]}"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="slices: the string attributes '01' and '1' (or 2**53 and 2**53+1) become one segment"
-)
 @pytest.mark.parametrize("values", [("01", "1"), (2**53, 2**53 + 1), ("1.0", "1"), (0.1, 0.1000001)])
 def test_distinct_attribute_values_are_distinct_segments(values):
     by = {q: values[i % 2] for i, q in enumerate(D.QUERIES)}
@@ -66,9 +63,6 @@ def test_distinct_attribute_values_are_distinct_segments(values):
     assert table["segment"].nunique() == 2
 
 
-@pytest.mark.xfail(
-    strict=True, reason="by='system' / by='query_id': raw ValueError 'Grouper for ... not 1-dimensional'"
-)
 @pytest.mark.parametrize("by", ["system", "query_id"])
 def test_by_a_key_column_is_sliced_or_refused(by):
     _outcome(lambda: rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=by))
@@ -81,16 +75,10 @@ def _run_with_list_system():
     return run
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column of a run is evaluated in silence (one system loses a row)"
-)
 def test_list_in_run_cell_is_refused_by_evaluate():
     _refused_or_warned(lambda: rankviz.evaluate(_run_with_list_system(), ["nDCG@10"], D.qrels_frame()))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column: raw TypeError 'unhashable type: list' in run_to_dict"
-)
 def test_list_in_run_cell_is_refused_by_run_to_dict():
     _refused_or_warned(lambda: rankviz.run_to_dict(_run_with_list_system()))
 
@@ -101,9 +89,6 @@ def _table():
         return rankviz.evaluate(D.run_frame(), ["RR@10", "nDCG@10"], D.qrels_frame(), per_query=True)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a list in the system column of a per-query table: raw TypeError in stats.compare"
-)
 def test_list_in_table_cell_is_refused_by_compare():
     table = _table()
     table["system"] = table["system"].astype(object)
@@ -111,7 +96,6 @@ def test_list_in_table_cell_is_refused_by_compare():
     _refused_or_warned(lambda: rankviz.stats.compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0))
 
 
-@pytest.mark.xfail(strict=True, reason="NaN in the system column of a per-query table: the row is dropped in silence")
 def test_missing_system_in_table_is_flagged_by_paired_differences():
     table = _table()
     table["system"] = table["system"].astype(object)
@@ -119,33 +103,27 @@ def test_missing_system_in_table_is_flagged_by_paired_differences():
     _refused_or_warned(lambda: rankviz.stats.paired_differences(table, system="B", baseline="A", measure="RR@10"))
 
 
-@pytest.mark.xfail(strict=True, reason="a NaN p-value is adjusted in silence by holm / benjamini_hochberg")
 @pytest.mark.parametrize("name", ["holm", "benjamini_hochberg"])
 def test_nan_p_value_is_refused(name):
     _refused_or_warned(lambda: getattr(rankviz.stats, name)([np.nan, 0.04, 0.03, 0.2]))
 
 
-@pytest.mark.xfail(strict=True, reason="wilson_interval(7, Decimal(20)): raw TypeError")
 def test_wilson_interval_takes_or_refuses_decimals():
     _outcome(lambda: rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="weight_grid(nan, 0.25): raw TypeError 'float object cannot be interpreted as an integer'"
-)
 def test_weight_grid_refuses_nan():
     _outcome(lambda: rankviz.fusion.weight_grid(float("nan"), 0.25))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LabelStore.import_label_studio: a gzip, UTF-16 or binary export raises a raw UnicodeDecodeError",
-)
-@pytest.mark.parametrize("form", ["utf-16", "binary"])
+@pytest.mark.parametrize("form", ["utf-16", "binary", "gzip"])
 def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
+    import gzip
+
     text = D.dumps(D.label_studio_tasks())
     path = tmp_path / "export.json"
-    path.write_bytes(text.encode("utf-16") if form == "utf-16" else b"\x89PNG\r\n\x1a\n\x00\x00")
+    data = {"utf-16": text.encode("utf-16"), "binary": b"\x89PNG\r\n\x1a\n\x00\x00"}.get(form)
+    path.write_bytes(data if data is not None else gzip.compress(text.encode("utf-8")))
     store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
     try:
         _outcome(lambda: store.import_label_studio(str(path), grades=D.LABEL_STUDIO_GRADES))
@@ -153,9 +131,6 @@ def test_label_studio_foreign_file_is_a_rankviz_error(tmp_path, form):
         store.close()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="LabelStore.import_label_studio: a repeated JSON key ('annotations') silently keeps the last"
-)
 def test_label_studio_repeated_key_is_refused(tmp_path):
     tasks = D.label_studio_tasks()
     first = tasks[0]
@@ -169,7 +144,6 @@ def test_label_studio_repeated_key_is_refused(tmp_path):
         store.close()
 
 
-@pytest.mark.xfail(strict=True, reason="plots.changes / plots.slices on an empty table: raw KeyError / IndexError")
 @pytest.mark.parametrize("name", ["changes", "slices"])
 def test_empty_tables_in_plots(name):
     with warnings.catch_warnings():
@@ -178,17 +152,16 @@ def test_empty_tables_in_plots(name):
             data = rankviz.changes(D.run_frame(), D.qrels_frame(), system="B", baseline="A", k=5).iloc[:0]
         else:
             data = rankviz.evaluate(D.run_frame(), ["RR@10"], D.qrels_frame(), by=D.attributes()).iloc[:0]
-    _outcome(lambda: getattr(rankviz.plots, name)(data))
+    with pytest.raises(RankvizError, match="empty"):
+        getattr(rankviz.plots, name)(data)
 
 
-@pytest.mark.xfail(strict=True, reason="tukey_hsd_p with a NaN score returns other p-values in silence")
 def test_tukey_refuses_nan_scores():
     scores = np.array([[0.5, 0.2, 0.4], [0.9, 0.4, 0.5], [0.3, 0.3, 0.2], [0.8, 0.1, 0.6]])
     scores[0, 0] = np.nan
     _refused_or_warned(lambda: rankviz.stats.tukey_hsd_p(scores, 100, np.random.default_rng(0)))
 
 
-@pytest.mark.xfail(strict=True, reason="rankviz diff: a long query id runs into its number in 'Most hurt queries'")
 def test_diff_hurt_queries_keep_ids_apart(tmp_path):
     from .registry import cli
 
@@ -210,9 +183,6 @@ def test_diff_hurt_queries_keep_ids_apart(tmp_path):
     assert all(f"{long_id} " in line for line in lines), lines
 
 
-@pytest.mark.xfail(
-    strict=True, reason="read_topics: a query_id<TAB>text file whose first id starts with '<' is refused as XML"
-)
 def test_topics_tsv_with_markup_id(tmp_path):
     path = tmp_path / "topics.tsv"
     path.write_text(
@@ -222,7 +192,6 @@ def test_topics_tsv_with_markup_id(tmp_path):
     assert list(topics["query_id"]) == ["<script>alert(1)</script>q0", "q2"]
 
 
-@pytest.mark.xfail(strict=True, reason="widgets.judge with a NaN query id in the todo: raw IndexError")
 def test_judge_with_missing_query_id(tmp_path):
     pytest.importorskip("ipywidgets")
     todo = D.qrels_frame()[["query_id", "doc_id"]]
@@ -230,6 +199,82 @@ def test_judge_with_missing_query_id(tmp_path):
     todo.iat[0, 0] = np.nan
     store = rankviz.labels.LabelStore(tmp_path / "labels.sqlite")
     try:
-        _outcome(lambda: rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame()))
+        with pytest.raises(RankvizError, match=r"query column 'query_id' is missing in row\(s\) 0"):
+            rankviz.widgets.judge(todo, store, annotator="me", queries=D.queries_frame())
     finally:
         store.close()
+
+
+def test_p_value_refusals_name_the_position():
+    for name in ("holm", "benjamini_hochberg"):
+        fn = getattr(rankviz.stats, name)
+        for bad in (np.nan, None, "x", 1.5, -0.1):
+            with pytest.raises(RankvizError, match=r"p-value 1 is"):
+                fn([0.01, bad, 0.03])
+        assert fn(np.array([0.01, 0.04, 0.03, 0.2])).tolist() == fn([0.01, 0.04, 0.03, 0.2]).tolist()
+
+
+def test_wilson_interval_counts():
+    clean = rankviz.stats.wilson_interval(7, 20)
+    assert rankviz.stats.wilson_interval(decimal.Decimal(7), decimal.Decimal(20)) == clean
+    assert rankviz.stats.wilson_interval(np.int64(7), 20.0) == clean
+    for successes, n in ((7, float("nan")), (7.5, 20), (-1, 20), (21, 20), ("7", 20)):
+        with pytest.raises(RankvizError):
+            rankviz.stats.wilson_interval(successes, n)
+
+
+def test_tukey_and_weight_grid_refuse_damaged_numbers():
+    with pytest.raises(RankvizError, match=r"first at \(0, 0\)"):
+        rankviz.stats.tukey_hsd_p(np.array([[np.nan, 0.2], [0.9, 0.4]]), 100, np.random.default_rng(0))
+    for bad in (float("nan"), 2.5, 0, None):
+        with pytest.raises(RankvizError, match="n_systems"):
+            rankviz.fusion.weight_grid(bad, 0.25)
+
+
+def test_list_in_any_key_column_names_row_and_column():
+    qrels = D.qrels_frame()
+    qrels["doc_id"] = qrels["doc_id"].astype(object)
+    qrels.iat[3, 1] = ("d1",)
+    with pytest.raises(RankvizError, match=r"doc column 'doc_id' holds a tuple in row 3"):
+        rankviz.evaluate(D.run_frame(), ["nDCG@10"], qrels)
+    table = _table()
+    table["query_id"] = table["query_id"].astype(object)
+    table.iat[2, 1] = {"q": 1}
+    with pytest.raises(RankvizError, match=r"holds a dict in row 2"):
+        rankviz.stats.paired_differences(table, system="B", baseline="A", measure="RR@10")
+
+
+def test_suite_table_key_cells_are_checked():
+    from .registry import suite_table
+
+    table = suite_table()
+    table["dataset"] = table["dataset"].astype(object)
+    table.iat[0, table.columns.get_loc("dataset")] = np.nan
+    with pytest.raises(RankvizError, match=r"dataset column 'dataset' is missing in row\(s\) 0"):
+        rankviz.stats.suite_compare(table, baseline="A", measures=["RR@10"], n_resamples=200, rng=0)
+
+
+def test_topics_xml_with_tabs_is_still_xml(tmp_path):
+    path = tmp_path / "topics.xml"
+    path.write_text(
+        '\t<topics>\t\n\t<topic number="1"><query>red fox</query></topic>\t\n\t</topics>\t\n', encoding="utf-8"
+    )
+    topics = rankviz.read_topics(str(path))
+    assert list(topics["query_id"]) == ["1"] and list(topics["text"]) == ["red fox"]
+
+
+@pytest.mark.parametrize("cell", [None, "deep"])
+def test_notebooks_damaged_cell_is_one_error_line(tmp_path, cell):
+    import json
+
+    from .registry import MINIMAL_NOTEBOOK, cli
+
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    if cell is None:  # a null cell
+        text = json.dumps({**MINIMAL_NOTEBOOK, "cells": [None]})
+    else:  # a cell nested 3000 deep
+        text = '{"cells": [' + '{"x": ' * 3000 + "1" + "}" * 3000 + "]}"
+    (folder / "a.ipynb").write_text(text, encoding="utf-8")
+    code, out, err = cli(["notebooks", str(folder), "-o", str(tmp_path / "build"), "--quiet"])
+    assert code == 2 and "a.ipynb" in err and "Traceback" not in err, err
