@@ -107,7 +107,9 @@ def main() -> None:
         f"| `record(per_query_table, qrels)` + `get(id)` (no evaluation) | {given:.3f} s | "
         f"{', '.join(f'{t:.2f}' for t in g_times)} |",
         f"| `get('last')` alone | {read:.3f} s | |", "",
-        "The machine was shared and loaded while this ran: compare the `evaluate` row with the idle-machine figure "
+        ("The machine was shared and loaded while this ran" if os.getloadavg()[0] > 1.5 else
+         "The machine was close to idle (1-min load at most 1.5)")
+        + ": compare the `evaluate` row with the idle-machine figure "
         "of 'Speed and memory' above (0.53 s for 7,000,000 rows, here the same code on "
         f"{len(runs):,} rows took {evaluation:.2f} s) to scale the overhead; most of it is the run's fingerprint "
         "(one hash pass over the ids and scores) and the qrels' per-query fingerprints.", "",
