@@ -226,7 +226,8 @@ def _id_columns(run, options: EvalOptions) -> dict[str, str]:
 
 def cell_segments(by, j, keep, values: dict, *, run, queries, measures, options: EvalOptions) -> pd.DataFrame:
     """One ordered-categorical column per attribute of ``by``, one row per cell of ``j`` (see the module docstring)."""
-    ids = np.tile(np.asarray(j.queries, dtype=object), j.n_systems).astype(str)
+    # ids as Python strings in an object array: numpy's fixed-width str dtype would drop a trailing NUL ('q\x00')
+    ids = np.tile(np.array([str(q) for q in j.queries], dtype=object), j.n_systems)
     given = read_run_input(run)
     run_columns = set(given.columns) if isinstance(given, pd.DataFrame) else set()
     own = _id_columns(given, options)

@@ -123,3 +123,16 @@ def test_by_values_that_are_not_scalars_are_refused_naming_the_query(value):
             pd.DataFrame({"query_id": q[:10], "RR@10": [0.0] * 5 + [1.0] * 5,
                           "tags": pd.Series(["a"] * 9 + [value], dtype=object)})
         )  # fmt: skip
+
+
+def test_a_query_id_ending_in_nul_keeps_its_segment():
+    """numpy's fixed-width str dtype drops a trailing NUL: the ids must stay Python strings (hostile harness, CI profile)."""
+    ids = ["q", "q ", " q", "q\xa0", "qqq\x00", "\xa0q", "q\u200b", "\u200bq"]
+    run = pd.DataFrame(
+        [(q, d, s) for q in ids for d, s in (("d1", 2.0), ("d2", 1.0))], columns=["query_id", "doc_id", "score"]
+    )
+    qrels = pd.DataFrame(
+        [(q, "d1" if i % 2 else "d2", 1) for i, q in enumerate(ids)], columns=["query_id", "doc_id", "relevance"]
+    )
+    table = rankviz.evaluate(run, ["RR@10"], qrels, by={q: ("a" if i < 4 else "b") for i, q in enumerate(ids)})
+    assert dict(zip(table["segment"], table["n"])) == {"a": 4, "b": 4}
