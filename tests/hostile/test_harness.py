@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
-from .known_failures import KNOWN_FAILURES
+from .known_failures import KNOWN_CI_FAILURES, KNOWN_FAILURES
 from .materialize import catch, fingerprint, in_child, same, snapshot, write_files
 from .mutators import EQUAL_OR_REFUSED, EQUIVALENT, FLAGGED, ROBUST, applicable
 from .registry import entry_points
@@ -308,6 +308,9 @@ def _cases():
                 continue
             known = KNOWN_FAILURES.get((entry.name, mut.name))
             marks = [pytest.mark.xfail(strict=True, reason=known)] if known else []
+            found_in_ci = KNOWN_CI_FAILURES.get((entry.name, mut.name)) if IN_CI else None
+            if found_in_ci:  # open defects the CI profile found; not strict: shown as XFAIL, or XPASS once fixed
+                marks.append(pytest.mark.xfail(strict=False, reason=f"known, CI profile: {found_in_ci}"))
             yield pytest.param(entry, mut, id=f"{entry.name}-{mut.name}", marks=marks)
 
 
