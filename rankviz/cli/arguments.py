@@ -8,6 +8,7 @@ on the command line the same message must name the flag that does it
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "markdown_escape",
     "int_at_least",
     "integer",
+    "non_negative_number",
     "one_line",
     "as_flags",
     "EVAL_FLAGS",
@@ -40,6 +42,17 @@ def integer(text: str, low: int) -> int:
 def int_at_least(low: int):
     """An argparse type: an integer >= ``low``."""
     return lambda text: integer(text, low)
+
+
+def non_negative_number(text: str) -> float:
+    """An argparse type: a finite number >= 0 (``rankviz diff``'s --max-drop and --margin)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
 
 
 def one_line(exc: BaseException | str) -> str:

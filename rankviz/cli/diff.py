@@ -25,7 +25,7 @@ import sys
 import textwrap
 
 from . import diff_history
-from .arguments import UsageError, markdown_escape
+from .arguments import UsageError, markdown_escape, non_negative_number
 from .gate import RULE_NOTE, SIZE_NOTE, decide, holm_levels, t_interval, t_strength
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "SCHEMA", "markdown_text", "markdown_escape", "unusable_qrels"]
@@ -44,16 +44,6 @@ def _share(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {value:g}")
-    return value
-
-
-def _drop(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
     return value
 
 
@@ -98,7 +88,7 @@ def add_parser(sub) -> None:
     )  # fmt: skip
     p.add_argument(
         "--max-drop",
-        type=_drop,
+        type=non_negative_number,
         default=None,
         help="tolerate drops up to this: a significant drop fails only when its Holm-adjusted interval lies wholly "
         "below -MAX_DROP (a rule on the interval's bound, not on the mean, which false-alarms on unchanged systems)",

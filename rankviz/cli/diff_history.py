@@ -15,12 +15,11 @@ changed without ``--relabelled common``: one line on stderr, as any bad input).
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import textwrap
 
-from .arguments import UsageError, as_flags, markdown_escape
+from .arguments import UsageError, as_flags, markdown_escape, non_negative_number
 
 __all__ = ["add_arguments", "wanted", "check", "history_result", "text_report", "markdown_text", "HISTORY_FLAGS"]
 
@@ -40,16 +39,6 @@ _NOT_WITH_HISTORY = {
     "rel": ("-l", "the run is evaluated with the baseline record's options, its minimum grade included"),
     "topics": ("--topics", "the history gate lists no most hurt queries"),
 }
-
-
-def _margin(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
 
 
 def add_arguments(parser) -> None:
@@ -78,7 +67,7 @@ def add_arguments(parser) -> None:
     group.add_argument(
         "--margin",
         metavar="M",
-        type=_margin,
+        type=non_negative_number,
         default=None,
         help="non-inferiority margin: fail only when the new run is worse than the baseline by more than M with "
         "confidence (one-sided paired test at alpha on the difference plus M; default 0)",
