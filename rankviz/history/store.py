@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import stats
 from .._errors import InputError
+from ..io.sqlite_files import OwnedConnection
 from . import across
 from . import file as fmt
 from .recording import Prepared, now, prepare
@@ -30,7 +31,7 @@ _INSERT = (
 )
 
 
-class History:
+class History(OwnedConnection):
     """Evaluations kept over time in one SQLite file: record, list, compare, plot, gate.
 
     Each :meth:`record` stores the per-query table (parquet), the means, the measures
@@ -111,24 +112,6 @@ class History:
         if self._connection is None:
             self._connection = fmt.connect(self.path)
         return self._connection
-
-    def close(self) -> None:
-        """Close the connection (it reopens on the next call)."""
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
-    def __enter__(self) -> History:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     def __len__(self) -> int:
         return int(self._db().execute("SELECT count(*) FROM records").fetchone()[0])

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+from typing import Self
 
-__all__ = ["create_atomically"]
+__all__ = ["create_atomically", "OwnedConnection"]
 
 
 def create_atomically(path: str, schema: str, prefix: str) -> None:
@@ -35,3 +36,30 @@ def create_atomically(path: str, schema: str, prefix: str) -> None:
         for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
+
+
+class OwnedConnection:
+    """One lazily opened SQLite connection, closed by ``close()``, a ``with`` block or garbage collection.
+
+    The label store and the history both hold their file this way; each opens ``_connection`` itself.
+    """
+
+    _connection: sqlite3.Connection | None = None
+
+    def close(self) -> None:
+        """Close the connection (it reopens on the next call)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass

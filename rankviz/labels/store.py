@@ -19,7 +19,7 @@ from .._core.long_run import resolve_qrels
 from .._errors import InputError
 from ..io import label_file as fmt
 from ..io import qrels_from_dict, read_qrels, write_qrels
-from ..io.sqlite_files import create_atomically
+from ..io.sqlite_files import OwnedConnection, create_atomically
 from .label_studio import label_studio_rows, read_label_studio
 
 __all__ = ["LabelStore"]
@@ -79,7 +79,7 @@ def _now() -> str:
 _text, _grade = fmt.check_text, fmt.check_grade  # the one check of every id and grade written (add, imports)
 
 
-class LabelStore:
+class LabelStore(OwnedConnection):
     """Relevance judgements in one SQLite file: every judgement committed to disk when ``add`` returns.
 
     Each judgement keeps the query, the document, the grade, the annotator, the time
@@ -157,24 +157,6 @@ class LabelStore:
             connection.execute("PRAGMA synchronous = FULL")
             self._connection = connection
         return self._connection
-
-    def close(self) -> None:
-        """Close the store's connection (it reopens on the next call)."""
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
-    def __enter__(self) -> LabelStore:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     def _write(self, rows: list[tuple], statement: str = _INSERT) -> None:
         """Append rows in one committed transaction."""
