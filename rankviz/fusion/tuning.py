@@ -25,7 +25,7 @@ from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from ..stats.inference import seed_of
 from ..stats.resampling import call_entropy, query_stream
-from .combine import WEIGHTED, check_method, combine, contributions, read_lists, refuse_old_keyword, to_run
+from .combine import WEIGHTED, check_method, combine, contributions, read_lists, to_run
 
 __all__ = ["TuneResult", "tune", "weight_grid"]
 
@@ -153,7 +153,6 @@ def _folds(queries, folds: int, entropy) -> np.ndarray:
     return fold
 
 
-@refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
 @with_eval_options
 def tune(
     run,
