@@ -40,9 +40,7 @@ QUADRANTS = {
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p")
 
 
-def recall_vs_mrr(
-    data, *, k=10, recall_k=None, per_query=False, split="median", ax=None, **kwargs
-) -> Axes:
+def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median", ax=None, **kwargs) -> Axes:
     """The diagnosis view: recall (is it retrieved at all?) against MRR (is it on top?), per system.
 
     Read the quadrants the way practitioners do: high recall with low MRR means
@@ -124,9 +122,7 @@ def recall_vs_mrr(
     return draw_recall_vs_mrr(frame, style.axes(ax, "recall_vs_mrr"), **kwargs)
 
 
-def prepare_recall_vs_mrr(
-    data, *, k=10, recall_k=None, per_query=False, split="median"
-) -> pd.DataFrame:
+def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median") -> pd.DataFrame:
     """The points and readings of :func:`recall_vs_mrr`; nothing drawn.
 
     Parameters are those of :func:`recall_vs_mrr`.

@@ -151,7 +151,6 @@ def failures(
     return draw_failures(frame, style.axes(ax, "failures"), **kwargs)
 
 
-
 def prepare_failures(
     data,
     *,

@@ -162,12 +162,8 @@ def test_same_seed_same_table_with_2_and_with_10_systems():
     table = _table(40, names, seed=9, effects=np.linspace(0, 0.12, 10))
     two = table[table["system"].isin(["sys0", "sys9"])]
     for test in ("randomization", "t"):
-        big = stats.significance_table(
-            table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
-        )
-        small = stats.significance_table(
-            two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
-        )
+        big = stats.significance_table(table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
+        small = stats.significance_table(two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
         pair = lambda r: r.pairs[(r.pairs["system"] == "sys0") & (r.pairs["other"] == "sys9")].reset_index(drop=True)  # noqa: E731
         pd.testing.assert_frame_equal(pair(big), pair(small))
         for m in ("AP", "nDCG@10"):
