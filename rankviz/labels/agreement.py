@@ -32,7 +32,7 @@ __all__ = [
 class Agreement:
     """How far two labellers agree, on the pairs both judged (:func:`agreement` returns it).
 
-    Attributes
+    Parameters
     ----------
     cohen_kappa, kappa_linear, kappa_quadratic : float
         Cohen's kappa, unweighted and with linear and quadratic weights (NaN when
@@ -46,6 +46,13 @@ class Agreement:
         and ``cohen_kappa`` per query.
     n_both, n_only_a, n_only_b : int
         Pairs both sides judged, and pairs only one side judged.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.agreement({"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}})
+    >>> result.n_both, int(result.confusion.loc[0, 1])
+    (2, 1)
     """
 
     cohen_kappa: float

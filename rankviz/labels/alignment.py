@@ -27,7 +27,7 @@ __all__ = ["Alignment", "SelfConsistency", "alignment", "self_consistency", "coi
 class Alignment:
     """How a model judge's grades line up with people's (:func:`alignment` returns it).
 
-    Attributes
+    Parameters
     ----------
     agreement : Agreement
         Kappas, alphas, the confusion matrix (rows: model, columns: human) and per-query agreement.
@@ -38,6 +38,13 @@ class Alignment:
         ``over`` (share the model graded higher) and ``under`` (share graded lower).
     per_query : DataFrame
         ``query_id``, ``n_both``, ``observed`` (share of equal grades), ``cohen_kappa``, ``mean_shift``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+    >>> result.mean_shift, result.agreement.n_both
+    (0.5, 2)
     """
 
     agreement: Agreement
@@ -182,7 +189,7 @@ def coincidence_alpha(values: np.ndarray, level: str = "ordinal") -> float:
 class SelfConsistency:
     """How far several runs of one judge agree with each other (:func:`self_consistency` returns it).
 
-    Attributes
+    Parameters
     ----------
     alpha_ordinal, alpha_nominal : float
         Krippendorff's alpha with the runs as coders.
@@ -191,6 +198,14 @@ class SelfConsistency:
     pairwise_flip_rate : DataFrame
         Share of pairs graded differently, per two runs (``run_a``, ``run_b``, ``n_both``, ``flip_rate``).
     n_pairs, n_runs : int
+        The (query, doc) pairs graded by at least two runs, and the number of runs.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.self_consistency([{"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}}])
+    >>> result.flip_rate, result.n_pairs, result.n_runs
+    (0.5, 2, 2)
     """
 
     alpha_ordinal: float

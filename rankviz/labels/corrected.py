@@ -39,15 +39,33 @@ _ESTIMATORS = ("naive", "corrected", "human-only")
 class Corrected:
     """Naive, corrected and human-only means per system x measure (:func:`corrected` returns it).
 
-    Attributes
+    Parameters
     ----------
     table : DataFrame
         One row per system (x baseline) x measure; see :meth:`to_frame`.
     confidence : float
+        The confidence level of the intervals (0.95 for 95%).
     scope : {'population', 'queries'}
+        The mean the intervals are for (see :func:`corrected`).
     design : Design
+        How the human-judged queries were drawn.
     baseline : str or None
+        The system the differences are taken against, or None for plain means.
     notes : tuple of str
+        Caveats about the result (too few human-judged queries, grades missing), shown with it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz import labels
+    >>> queries = [f"q{i}" for i in range(20)]
+    >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+    >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+    >>> design = labels.sample_queries(queries, n=10, seed=0)
+    >>> human = model[model["query_id"].isin(design.queries)]
+    >>> result = labels.corrected(run, model, human, "P@1", design=design)
+    >>> result.confidence, result.scope, float(result.to_frame()["corrected"].iloc[0])
+    (0.95, 'population', 1.0)
     """
 
     table: pd.DataFrame

@@ -94,7 +94,7 @@ def best_ranks(run) -> pd.DataFrame:
 class Design:
     """A sample of queries for people to judge and the probabilities it was drawn with.
 
-    Attributes
+    Parameters
     ----------
     universe : tuple of str
         Every query the sample was drawn from (the queries the model graded).
@@ -110,6 +110,13 @@ class Design:
         The seed the sample was drawn with.
     strata : Series or None
         ``'stratified'`` only: the stratum of each query of ``universe``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> design = labels.sample_queries(["q1", "q2", "q3", "q4"], n=2, seed=0)
+    >>> design.method, len(design.draws), design.inclusion.tolist()
+    ('srswor', 2, [0.5, 0.5, 0.5, 0.5])
     """
 
     universe: tuple[str, ...]

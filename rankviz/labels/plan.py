@@ -62,7 +62,7 @@ def queries_for_width(variance, width: float, *, confidence: float = 0.95, limit
 class Plan:
     """The next queries for people and how they were chosen (:func:`plan` returns it).
 
-    Attributes
+    Parameters
     ----------
     design : Design
         A ``'stratified'`` design: pass it to :func:`~rankviz.labels.corrected`.
@@ -70,18 +70,32 @@ class Plan:
         Per query: ``query_id``, ``spread`` (the estimated root-mean-square of people's minus
         the model's value of the target), ``stratum``, ``inclusion_probability``, ``sampled``.
     target : str or tuple
+        ``'mean'`` (every system's mean) or the two systems whose difference is planned for.
     measure : str
+        The measure the plan is for.
     pairs : DataFrame
         The (query, doc) pairs to grade (every system's top ``k`` on the planned queries),
         ready for :func:`rankviz.widgets.judge`.
     pilot : DataFrame or None
         People's minus the model's values on the pilot queries (``query_id``, ``difference``).
     scope : str
+        ``'population'`` or ``'queries'``, as for :func:`corrected` (used by :meth:`size_for`).
     spread_y : float
         Variance of the per-query target (people's values on the pilot, else the model's): the
         population term of :meth:`size_for`.
     run : DataFrame or dict
         The run the plan was made for (:meth:`redraw` lists the new pairs from it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz import labels
+    >>> queries = [f"q{i}" for i in range(20)]
+    >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+    >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+    >>> p = labels.plan(run, model, budget=6, measure="P@1", seed=0)
+    >>> p.measure, p.design.method, len(p.design.draws)
+    ('P@1', 'stratified', 6)
     """
 
     design: Design
