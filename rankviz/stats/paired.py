@@ -51,11 +51,31 @@ DIFFERENCE_INTERVALS = ("t", "bootstrap-t", "bca", "percentile")
 def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measure: str) -> pd.DataFrame:
     """Per-query differences ``system - baseline`` of one measure, paired by query id, sorted ascending.
 
+    Parameters
+    ----------
+    table : DataFrame
+        A per-query table with a ``system`` column (``rankviz.evaluate(..., per_query=True)``).
+    system : str
+        The system whose values come first in the difference.
+    baseline : str
+        The system subtracted.
+    measure : str
+        The measure column.
+
     Returns
     -------
     DataFrame
         ``query_id``, ``baseline``, ``system``, ``difference``; only queries present
         for both systems.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": ["q1", "q2"] * 2, "RR@10": [1.0, 0.5, 0.5, 0.5]})
+    >>> rankviz.stats.paired_differences(table, system="a", baseline="b", measure="RR@10")
+      query_id  baseline  system  difference
+    0       q2       0.5     0.5         0.0
+    1       q1       0.5     1.0         0.5
     """
     resolved = per_query_table(table, "paired_differences")
     if resolved.system is None:
