@@ -25,7 +25,30 @@ NO_BASELINE = "(none)"
 
 
 class Explorer(w.VBox):
-    """The widget returned by :func:`explore`; see there."""
+    """The widget returned by :func:`explore`; see there.
+
+    Parameters
+    ----------
+    model : ExplorerModel
+        The run, qrels, texts and measures the widget shows.
+    system : str, optional
+        The system shown first (required when the run has several).
+    baseline : str, optional
+        A system shown beside it.
+    judging : ExplorerJudging, optional
+        Grading from the table into a label store; None: the explorer does not judge.
+    stages : StageView, optional
+        A pipeline's stages for the selected query; None: no stage view.
+
+    Examples
+    --------
+    >>> from rankviz.datasets import load_example
+    >>> from rankviz.widgets import Explorer, ExplorerModel
+    >>> run, qrels, queries = load_example()
+    >>> ui = Explorer(ExplorerModel(run, qrels, queries=queries), system="bm25", baseline="rrf")
+    >>> ui.system.value, ui.baseline.value
+    ('bm25', 'rrf')
+    """
 
     def __init__(
         self,

@@ -222,7 +222,23 @@ class JudgeModel:
 
 
 class Judge(w.VBox):
-    """The judging widget over a :class:`JudgeModel` (see :func:`judge`)."""
+    """The judging widget over a :class:`JudgeModel` (see :func:`judge`).
+
+    Parameters
+    ----------
+    model : JudgeModel
+        The pairs to grade and the store the grades go to.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd
+    >>> from rankviz.widgets import Judge, JudgeModel
+    >>> todo = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"]})
+    >>> ui = Judge(JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me"))
+    >>> ui.grade_buttons[1].click()
+    >>> ui.model.current()["doc_id"]
+    'b'
+    """
 
     def __init__(self, model: JudgeModel):
         self.model = model

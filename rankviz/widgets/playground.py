@@ -230,7 +230,21 @@ class PlaygroundModel:
 
 
 class Playground(w.VBox):
-    """The widget returned by :func:`playground`; see there."""
+    """The widget returned by :func:`playground`; see there.
+
+    Parameters
+    ----------
+    model : PlaygroundModel
+        The ranked list of relevant and non-relevant results and the measures shown.
+
+    Examples
+    --------
+    >>> from rankviz.widgets import Playground, PlaygroundModel
+    >>> ui = Playground(PlaygroundModel(n=10, relevant=[1, 3]))
+    >>> ui.toggles[0].value = False
+    >>> ui.model.relevant_ranks
+    [3]
+    """
 
     def __init__(self, model: PlaygroundModel):
         self.model = model
