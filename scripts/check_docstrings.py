@@ -20,7 +20,8 @@ in the allowlist (``scripts/docstring_allowlist.txt``, one ``name CODE  # reason
 line, or ``name *  # reason`` for every code), and when an allowlist line matches no
 failure any more (so the list only shrinks).
 
-Run it with ``python scripts/check_docstrings.py``; ``--all`` also prints the allowed failures.
+Run it with ``python scripts/check_docstrings.py``; ``--all`` also prints the allowed failures,
+``--prune`` drops the allowlist lines that no longer match a failure.
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ def read_allowlist(path: Path = ALLOWLIST) -> dict[tuple[str, str], str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="also print the failures the allowlist allows")
+    parser.add_argument("--prune", action="store_true", help="remove the allowlist lines that no longer match a failure")
     args = parser.parse_args(argv)
     allowed = read_allowlist()
     used: set[tuple[str, str]] = set()
@@ -162,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         bad += 1
         print(f"{name}: {code} {message}")
     stale = sorted(set(allowed) - used)
+    if args.prune and stale:
+        keep = [line for line in ALLOWLIST.read_text().splitlines() if tuple(line.partition("#")[0].split()) not in stale]
+        ALLOWLIST.write_text("\n".join(keep) + "\n")
+        print(f"{ALLOWLIST.name}: removed {len(stale)} line(s) that no longer match a failure")
+        stale = []
     for name, code in stale:
         print(f"{ALLOWLIST.name}: {name} {code} no longer fails; remove the line")
     print(f"docstrings: {bad} failure(s), {len(used)} allowed, {len(stale)} stale allowlist line(s)")
