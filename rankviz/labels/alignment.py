@@ -58,7 +58,20 @@ class Alignment:
         return self.agreement.confusion
 
     def to_frame(self) -> pd.DataFrame:
-        """The scalar statistics (kappas, alphas, counts) and ``mean_shift`` as a one-row frame."""
+        """The scalar statistics (kappas, alphas, counts) and ``mean_shift`` as a one-row frame.
+
+        Returns
+        -------
+        DataFrame
+            One row: the kappas, the alphas, the pair counts and ``mean_shift``.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+        >>> float(result.to_frame()["mean_shift"].iloc[0])
+        0.5
+        """
         return self.agreement.to_frame().assign(mean_shift=self.mean_shift)
 
     def __repr__(self) -> str:
@@ -81,7 +94,28 @@ class Alignment:
         return "<div>" + "".join(parts) + "</div>"
 
     def plot(self, *, ax=None, **kwargs):
-        """The confusion matrix as a heatmap (rows: model's grades, columns: people's); returns the Axes."""
+        """The confusion matrix as a heatmap (rows: model's grades, columns: people's); returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The Axes to draw on; a new figure by default.
+        **kwargs
+            Passed to :func:`seaborn.heatmap`.
+
+        Returns
+        -------
+        matplotlib Axes
+            The heatmap's Axes.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+        >>> ax = result.plot()
+        >>> ax.get_ylabel(), ax.get_xlabel()
+        ('grade by the model', 'grade by people')
+        """
         ax = self.agreement.plot(ax=ax, **kwargs)
         ax.set_ylabel("grade by the model")
         ax.set_xlabel("grade by people")
@@ -216,7 +250,21 @@ class SelfConsistency:
     n_runs: int
 
     def to_frame(self) -> pd.DataFrame:
-        """The scalar statistics as a one-row frame."""
+        """The scalar statistics as a one-row frame.
+
+        Returns
+        -------
+        DataFrame
+            One row: the alphas, ``flip_rate``, ``n_pairs`` and ``n_runs``.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.self_consistency([{"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}}])
+        >>> result.to_frame()[["flip_rate", "n_pairs", "n_runs"]]
+           flip_rate  n_pairs  n_runs
+        0        0.5        2       2
+        """
         names = ("alpha_ordinal", "alpha_nominal", "flip_rate", "n_pairs", "n_runs")
         return pd.DataFrame([{name: getattr(self, name) for name in names}])
 
