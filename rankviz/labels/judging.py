@@ -85,7 +85,19 @@ class JudgeReport:
         return sum(self.failures.values())
 
     def to_dict(self) -> dict:
-        """The report as a plain dict."""
+        """The report as a plain dict.
+
+        Returns
+        -------
+        dict
+            Every field by name (``failures`` and ``tokens`` as dicts).
+
+        Examples
+        --------
+        >>> from rankviz.labels import JudgeReport
+        >>> JudgeReport("rule", "0123456789abcdef", "rule", pairs=2, asked=2, grades=2).to_dict()["asked"]
+        2
+        """
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     def __repr__(self) -> str:

@@ -382,7 +382,7 @@ def build_report(
         A topic file (:func:`rankviz.read_topics`), to show query texts.
     measures : list of str, optional
         The measures to report; by default ``RR@k``, ``nDCG@k``, ``AP``, ``R@100`` (or
-    ``R@k`` when ``k`` > 100) and ``P@k``.
+        ``R@k`` when ``k`` > 100) and ``P@k``.
     k : int, default 10
         The cutoff of the default measures and of the shown ranked lists.
     depth : int, optional
@@ -395,7 +395,7 @@ def build_report(
         The seed of the bootstrap; the same seed gives the same report.
     title : str, optional
         The report's title; by default ``'Evaluation report'`` (with the run's file
-    name for one run).
+        name for one run).
     quiet : bool, default False
         Print no progress lines.
     timeout : int, default 1200
