@@ -130,8 +130,9 @@ def failures() -> list[tuple[str, str, str]]:
     return result
 
 
-def read_allowlist(path: Path = ALLOWLIST) -> dict[tuple[str, str], str]:
+def read_allowlist(path: Path | None = None) -> dict[tuple[str, str], str]:
     """``{(name, code): reason}`` from the allowlist; code ``*`` allows every code of the name."""
+    path = ALLOWLIST if path is None else path
     allowed: dict[tuple[str, str], str] = {}
     if not path.exists():
         return allowed
@@ -149,7 +150,9 @@ def read_allowlist(path: Path = ALLOWLIST) -> dict[tuple[str, str], str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="also print the failures the allowlist allows")
-    parser.add_argument("--prune", action="store_true", help="remove the allowlist lines that no longer match a failure")
+    parser.add_argument(
+        "--prune", action="store_true", help="remove the allowlist lines that no longer match a failure"
+    )
     args = parser.parse_args(argv)
     allowed = read_allowlist()
     used: set[tuple[str, str]] = set()
@@ -165,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {code} {message}")
     stale = sorted(set(allowed) - used)
     if args.prune and stale:
-        keep = [line for line in ALLOWLIST.read_text().splitlines() if tuple(line.partition("#")[0].split()) not in stale]
+        keep = [
+            line for line in ALLOWLIST.read_text().splitlines() if tuple(line.partition("#")[0].split()) not in stale
+        ]
         ALLOWLIST.write_text("\n".join(keep) + "\n")
         print(f"{ALLOWLIST.name}: removed {len(stale)} line(s) that no longer match a failure")
         stale = []
