@@ -144,7 +144,10 @@ def bootstrap(table: pd.DataFrame, measures=None, *, stats_options: StatsOptions
         ``(system, measure)`` (a table without a system column is the one system
         ``"run"``), iterate over its :class:`BootstrapResult` values, or call
         ``.to_frame()`` for the tidy table (system, measure, estimate, ci_low,
-        ci_high, standard_error, method, ...).
+        ci_high, standard_error, method, ...). A table with segment columns (named in
+        ``attrs["rankviz"]["by"]``, as ``rankviz.evaluate(..., by=..., per_query=True)``
+        names them) gives one interval per system x segment x measure, each that of the
+        unsegmented bootstrap on the segment's rows (see :mod:`rankviz.stats.segments`).
 
     Notes
     -----

@@ -235,7 +235,10 @@ def compare(
         randomization p-values were exact. Shown in a notebook, it gives the
         columns a reader needs first (:attr:`Comparison.KEY_COLUMNS`) and the rest
         on demand; ``.key_columns`` is that table, ``.table`` and ``.to_frame()`` all
-        of them.
+        of them. A table with segment columns (named in ``attrs["rankviz"]["by"]``, as
+        ``rankviz.evaluate(..., by=..., per_query=True)`` names them) gives a row per
+        system x segment x measure (a query's segment is the baseline's), the correction
+        over all of them, and ``.heterogeneity`` (see :mod:`rankviz.stats.segments`).
 
     Notes
     -----
