@@ -8,7 +8,7 @@ one dodged row per system (no matplotlib); :func:`draw_slices` draws it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,7 @@ def slices(data, *, measure: str | None = None, order: str = "auto", ax=None, **
 def _table(data) -> tuple[pd.DataFrame, list[str], dict]:
     if isinstance(data, Comparison):
         raise InputError("slices plots means per segment: pass rankviz.bootstrap(..., by=...), not a comparison.")
-    info = {"level": None, "method": None}
+    info: dict[str, Any] = {"level": None, "method": None}
     if isinstance(data, BootstrapResults):
         if not data.by:
             raise InputError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -217,7 +218,7 @@ def _segmented(table: pd.DataFrame, measures, by: list[str], cfg: StatsOptions, 
                     r,
                     estimate=means.at[cell, r.measure],
                     zero_share=count / n,
-                    zero_share_interval=wilson_interval(int(count), n, cfg.level),
+                    zero_share_interval=wilson_interval(int(cast(float, count)), n, cfg.level),
                     notes=tuple(f"{label}: {note}" for note in r.notes),
                     segment=tuple(zip(by, key)),
                 )
