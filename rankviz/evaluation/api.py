@@ -334,20 +334,20 @@ def bootstrap(
 
 
 def per_query_of(
-    runs, measures, qrels, *, by=None, queries=None, options: EvalOptions, caller: str
+    runs, measures, qrels, *, by=None, queries=None, options: EvalOptions, caller: str, each_run: bool = False
 ) -> tuple[pd.DataFrame, list[str]]:
     """The per-query table every statistic of runs starts from, and its measure columns.
 
     With ``by``, the table carries the segment columns (named in ``attrs["rankviz"]["by"]``), which the
-    statistics group by, and the measures are named canonically; without it, as passed. A dict of runs
-    is evaluated run by run for ``compare`` and ``table`` ({name: any run shape}); as one run otherwise.
+    statistics group by, and the measures are named canonically; without it, as passed. With ``each_run``
+    (``compare``, ``table``) a dict of runs is evaluated run by run ({name: any run shape}), else as one run.
     """
     if by is not None:
         parsed = _measures(measures, options)
         table, _ = slices.segmented_table(runs, parsed, qrels, by=by, queries=queries, options=options, caller=caller)
         return table, [m.name for m in parsed]
     names = [label for label, _ in labelled(measures, options.rel)]
-    if not isinstance(runs, dict) or caller not in ("compare", "table"):
+    if not isinstance(runs, dict) or not each_run:
         return evaluate(runs, measures, qrels, per_query=True, **options.as_keywords()), names
     if not runs:
         raise InputError(f"{caller}: the dict of runs is empty.")
@@ -406,7 +406,8 @@ def compare(
     """
     if suites.is_suite(runs, qrels):
         return suites.compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)
-    table, names = per_query_of(runs, measures, qrels, by=by, queries=queries, options=options, caller="compare")
+    table, names = per_query_of(runs, measures, qrels, by=by, queries=queries, options=options, caller="compare",
+                                each_run=True)  # fmt: skip
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
@@ -447,7 +448,7 @@ def table(
     if suites.is_suite(runs, qrels):
         return suites.table_suite(runs, measures, qrels, test=test, correction=correction, alpha=alpha,
                                   system_order=system_order, options=options, stats_options=stats_options)  # fmt: skip
-    per_query, names = per_query_of(runs, measures, qrels, options=options, caller="table")
+    per_query, names = per_query_of(runs, measures, qrels, options=options, caller="table", each_run=True)
     return multiple.significance_table_of(
         per_query,
         names,
