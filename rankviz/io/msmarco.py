@@ -25,7 +25,6 @@ from .._core.columns import Columns
 from .._core.long_run import resolve_long_run, resolve_qrels
 from .._errors import InputError
 from .run_frame import RunParts, check_writable_ids, parts_from_fields, trec_order
-from .validating_reader import Fields, integers, split_fields
 
 __all__ = [
     "MSMARCO_RUN_FIELDS",
@@ -65,16 +64,13 @@ def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
     return False
 
 
-def msmarco_run_parts(name: str, text: str, system: str | None, comments: bool) -> RunParts:
-    """The columns of an MS MARCO run's decoded text; the system is ``system``, else the file's base name."""
-    fields: Fields = split_fields(
-        name, text, 3, what="MS MARCO run", expected=MSMARCO_RUN_FIELDS, extra=False, comments=comments
-    )
-    rank = integers(fields, 2, "rank (3rd)")
-    fields.warn_skipped()
+def msmarco_run_parts(name: str, parsed, system: str | None) -> RunParts:
+    """The parts of an MS MARCO run from its columns (:class:`rankviz.io.trec_reader.Parsed`); the system is
+    ``system``, else the file's base name."""
+    rank = parsed.numbers["rank"]
     score = -rank.astype(np.float64)
     tag = system if system is not None else os.path.basename(name) or "run"
-    return parts_from_fields(name, fields.columns[0], fields.columns[1], rank, score, [], tag)
+    return parts_from_fields(name, parsed.strings["query_id"], parsed.strings["doc_id"], rank, score, [], tag)
 
 
 def write_msmarco_run(run, path, *, columns=None) -> None:

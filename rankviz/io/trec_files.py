@@ -35,20 +35,20 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, RankvizWarning, warn
-from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
 from .label_file import is_sqlite_file, read_store_qrels
 from .msmarco import looks_like_msmarco_run, msmarco_run_parts
 from .run_frame import (
     RunParts,
     is_parquet,
-    parts_from_fields,
     parts_from_parsed,
     read_parquet_run,
     run_frame,
     string_series,
 )
 from .topics import read_topics
-from .validating_reader import decimals, display_name, integers, read_text, split_fields
+from .trec_lines import MSMARCO_RUN, QRELS, RUN
+from .trec_reader import read_trec
+from .validating_reader import display_name
 
 __all__ = [
     "read_run",
@@ -56,14 +56,6 @@ __all__ = [
     "read_qrels",
     "read_topics",
 ]
-
-_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
-_QRELS_FIELDS = "query_id iteration doc_id relevance"
-
-
-def _strings(values) -> pd.Series:
-    return pd.Series(values, dtype="str")
-
 
 _FORMATS = ("trec", "msmarco")
 
@@ -77,22 +69,18 @@ def _check_format(format, caller: str) -> None:
 
 
 def _run_parts(path, system: str | None, comments: bool, format: str | None = None) -> RunParts:
-    """One run file's columns: parquet, MS MARCO or TREC text (the fast reader, else the validating one)."""
+    """One run file's columns: parquet, MS MARCO or TREC text (MS MARCO found by the first data line if not said)."""
     name = display_name(path)
     if format is None and is_parquet(path):
         return read_parquet_run(name, path, system)
-    if format != "msmarco":
-        parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
-        if parts is not None:
-            return parts
-    name, text = read_text(path)
-    if format == "msmarco" or (format is None and looks_like_msmarco_run(text, comments)):
-        return msmarco_run_parts(name, text, system, comments)
-    fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
-    score = decimals(fields, 4, "score (5th)")
-    rank = integers(fields, 3, "rank (4th)")
-    fields.warn_skipped()
-    return parts_from_fields(name, fields.columns[0], fields.columns[2], rank, score, fields.columns[5], system)
+    if format is None:
+        shape_of = lambda line: MSMARCO_RUN if looks_like_msmarco_run(line, comments) else RUN  # noqa: E731
+    else:
+        shape_of = lambda line: MSMARCO_RUN if format == "msmarco" else RUN  # noqa: E731
+    parsed = read_trec(path, shape_of, comments=comments)
+    if parsed.shape is MSMARCO_RUN:
+        return msmarco_run_parts(name, parsed, system)
+    return parts_from_parsed(name, parsed, system)
 
 
 def _as_one_run(parts: RunParts, system_from: str) -> RunParts:
@@ -370,22 +358,9 @@ def read_qrels(
             f"read_qrels: annotator=, kind= and resolve= apply to a label store (rankviz.labels.LabelStore); "
             f"{display_name(path)} is a TREC qrels file. Leave them out."
         )
-    parsed = read_fast(path, QRELS_COLUMNS)
-    if parsed is not None:
-        columns: dict[str, pd.Series | np.ndarray] = {
-            c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")
-        }
-        columns["relevance"] = parsed.numbers["relevance"]
-        return pd.DataFrame(columns, copy=False)
-    name, text = read_text(path)
-    fields = split_fields(name, text, 4, what="qrels", expected=_QRELS_FIELDS, extra=False, comments=comments)
-    relevance = integers(fields, 3, "relevance (4th)")
-    fields.warn_skipped()
-    return pd.DataFrame(
-        {
-            "query_id": _strings(fields.columns[0]),
-            "iteration": _strings(fields.columns[1]),
-            "doc_id": _strings(fields.columns[2]),
-            "relevance": relevance,
-        }
-    )
+    parsed = read_trec(path, lambda line: QRELS, comments=comments)
+    columns: dict[str, pd.Series | np.ndarray] = {
+        c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")
+    }
+    columns["relevance"] = parsed.numbers["relevance"]
+    return pd.DataFrame(columns, copy=False)
