@@ -45,10 +45,10 @@ from .run_frame import (
     run_frame,
     string_series,
 )
+from .text_files import display_name
 from .topics import read_topics
 from .trec_lines import MSMARCO_RUN, QRELS, RUN
 from .trec_reader import read_trec
-from .validating_reader import display_name
 
 __all__ = [
     "read_run",

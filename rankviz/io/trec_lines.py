@@ -26,11 +26,27 @@ import unicodedata
 
 from .._core.long_run import MAX_EXACT
 from .._errors import TrecFormatError
-from .validating_reader import DECIMAL, FOREIGN, INTEGER
 
-__all__ = ["Shape", "RUN", "QRELS", "MSMARCO_RUN", "SEPARATORS", "INNER_CR", "is_comment", "shown", "locate"]
+__all__ = [
+    "Shape",
+    "RUN",
+    "QRELS",
+    "MSMARCO_RUN",
+    "INTEGER",
+    "DECIMAL",
+    "FOREIGN",
+    "SEPARATORS",
+    "first_data_line",
+    "shown",
+    "locate",
+]
 
+#: an integer field and a score, as rankviz reads them
+INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
+DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 SEPARATORS = " \t\n\v\f\r"  # isspace() in the C locale: trec_eval's field separators
+#: characters Python's str.split() splits on that C's isspace() does not, a byte-order mark, and NUL
+FOREIGN = re.compile("[\x00\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 #: a CR followed, on the same line, by more than separators: old Mac line ends
 INNER_CR = re.compile(r"\r[ \t\v\f\r]*[^ \t\v\f\r\n]")
 _INTEGER, _DECIMAL = re.compile(INTEGER), re.compile(DECIMAL)
@@ -82,6 +98,24 @@ MSMARCO_RUN = Shape(
 def is_comment(line: str) -> bool:
     """Whether the line's first non-blank character is ``#`` (a comment, as in trec_eval 10)."""
     return line.lstrip(" \t\v\f\r").startswith("#")
+
+
+def first_data_line(block: bytes, comments: bool) -> str | None:
+    """The block's first line that is neither blank nor (with ``comments``) a comment, decoded; None if none.
+
+    >>> first_data_line(b"# c\\n\\n  q1 0 d1 1\\n", True)
+    'q1 0 d1 1'
+    """
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start)
+        line = block[start : None if end < 0 else end].decode("utf-8", "replace").strip(SEPARATORS)
+        if line and not (comments and line.startswith("#")):
+            return line
+        if end < 0:
+            break
+        start = end + 1
+    return None
 
 
 def shown(line: str) -> str:

@@ -1,30 +1,28 @@
 """The one reader of TREC run and qrels files: pyarrow's CSV parser in blocks; a bad line is named by its number.
 
-The reading half of :mod:`rankviz.io.trec_files` (layer 3). What a line must look like,
-and how rankviz departs from trec_eval 10 to refuse what it would misread, is in
-:mod:`rankviz.io.trec_lines`. :func:`read_trec` streams the (decompressed) file in
-blocks of whole lines, without holding its text in memory, and lets ``pyarrow.csv``
-parse each block into typed columns on all cores. As each block is parsed, its
-numbers are moved into NumPy arrays that grow in place and its tags become codes, and
-what the parse freed is returned to the system: the ids stay in the parser's
-buffers, so no column of the file exists twice.
+The reading half of :mod:`rankviz.io.trec_files` (layer 3); what a line must look
+like is :mod:`rankviz.io.trec_lines`. :func:`read_trec` streams the (decompressed)
+file in blocks of whole lines, without holding its text, and ``pyarrow.csv`` parses
+each block into typed columns on all cores. As each block is parsed, its numbers are
+moved into NumPy arrays that grow in place and its tags become codes, and what the
+parse freed is returned to the system: the ids stay in the parser's buffers, so no
+column of the file exists twice.
 
-Most files are written one way: single spaces between fields, LF or CRLF line ends,
-plain integers, finite decimal scores. A block of such lines (:func:`plain_block`) is
-parsed with its numbers typed. Any other block, or one whose typed parse fails or
-gives what rankviz refuses (an empty field, a non-finite score, an integer beyond
-2**53), is *tidied*: comment lines are counted (for one warning) and dropped, runs of
-whitespace become one space, fields after a run line's sixth are dropped, and the
-block is parsed again with its numbers as text, which are then checked against
-rankviz's grammar and converted by the same correctly rounding Arrow routine. When
-that finds a problem, :func:`rankviz.io.trec_lines.locate` reads the block again line
-by line and names the first bad line (counting the lines of the blocks before it by
-reading the file again: a message's line number costs nothing on files that read).
+Most files are written one way: single spaces, LF or CRLF line ends, plain integers,
+finite decimal scores. A block of such lines (:func:`plain_block`) is parsed with its
+numbers typed. Any other block, or one whose typed parse fails or gives what rankviz
+refuses (an empty field, a non-finite score, an integer beyond 2**53), is *tidied*:
+comment lines are counted (for one warning) and dropped, runs of whitespace become
+one space, fields after a run line's sixth are dropped, and the block is parsed again
+with its numbers as text, checked against rankviz's grammar and converted by the
+same correctly rounding Arrow routine. When that finds a problem,
+:func:`~rankviz.io.trec_lines.locate` reads the block again line by line and names the
+first bad line (the lines of the blocks before it are counted by reading the file
+again: a line number costs nothing on files that read).
 
-Compressed files (gzip, bzip2, xz, found by their magic bytes) are decompressed on a
-thread of their own, one block ahead. A byte-order mark at the start is dropped;
-a file with a UTF-16 mark (as Windows PowerShell writes) is decoded whole, then read
-the same way.
+Compressed files are decompressed on a thread of their own, one block ahead. A
+byte-order mark at the start is dropped; a UTF-16 file (with its mark, as Windows
+PowerShell writes) is decoded whole, then read the same way.
 """
 
 from __future__ import annotations
@@ -45,8 +43,8 @@ from .._core.long_run import MAX_EXACT
 from .._core.memory import POOL, release_memory
 from .._errors import InputError, TrecFormatError
 from .run_frame import TagCodes
-from .trec_lines import SEPARATORS, Shape, locate
-from .validating_reader import CORRUPT, DECIMAL, FOREIGN, INTEGER, open_bytes, warn_comments
+from .text_files import CORRUPT, open_bytes, warn_comments
+from .trec_lines import DECIMAL, FOREIGN, INTEGER, Shape, first_data_line, locate
 
 __all__ = ["Parsed", "plain_block", "read_trec", "BLOCK"]
 
@@ -63,12 +61,9 @@ _TYPES = {
 _USUAL = bytes(range(0x21, 0x7F)) + b" \n"
 #: bytes pyarrow reads differently from trec_eval (it splits at none of them), or that rankviz refuses
 _REFUSED = (b"\t", b"\x0b", b"\x0c", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-#: bytes of text per parse: big enough for pyarrow to use every core, small next to a large run
-BLOCK = 1 << 23
-#: blocks parsed between two returns of the freed memory to the system (each costs page faults later)
-_TRIM_EVERY = 4
-#: bytes per window of the checks of a block
-_WINDOW = 1 << 20
+BLOCK = 1 << 23  # bytes of text per parse: big enough for pyarrow to use every core, small next to a large run
+_TRIM_EVERY = 4  # blocks parsed between two returns of the freed memory to the system (each costs page faults later)
+_WINDOW = 1 << 20  # bytes per window of the checks of a block
 _COMMENT = re.compile(rb"^[ \t\v\f\r]*#[^\n]*", re.MULTILINE)
 _ASCII_FOREIGN = re.compile(rb"[\x00\x1c-\x1f]")
 _INNER_CR = re.compile(rb"\r[ \t\v\f\r]*[^ \t\v\f\r\n]")
@@ -147,12 +142,8 @@ class _Source:
 
 
 def _ahead(blocks, reader: ThreadPoolExecutor | None):
-    """``blocks``, each next one read (decompressed) by ``reader`` while the caller works on the current one.
-
-    For compressed files: zlib, bz2 and lzma release the GIL while they decompress, so
-    decompressing overlaps the checks and the parse instead of preceding them. One
-    block more is held in memory. With no ``reader``, ``blocks`` as they are.
-    """
+    """``blocks``, each next one read by ``reader`` while the caller works on the current one (zlib, bz2 and lzma
+    release the GIL while they decompress); with no ``reader``, ``blocks`` as they are."""
     if reader is None:
         yield from blocks
         return
@@ -334,20 +325,6 @@ class _Columns:
         return Parsed(self.shape, strings, numbers, codes, tags)
 
 
-def _first_data_line(block: bytes, comments: bool) -> str | None:
-    """The block's first line that is neither blank nor (with ``comments``) a comment, decoded; None if none."""
-    start = 0
-    while start < len(block):
-        end = block.find(b"\n", start)
-        line = block[start : None if end < 0 else end].decode("utf-8", "replace").strip(SEPARATORS)
-        if line and not (comments and line.startswith("#")):
-            return line
-        if end < 0:
-            break
-        start = end + 1
-    return None
-
-
 class _Reader:
     """One file read: its source, the shape of its lines, its comments, and the columns gathered so far."""
 
@@ -374,7 +351,9 @@ class _Reader:
                 block.decode("utf-8")
             except UnicodeDecodeError as exc:
                 line = self.source.line_of(offset) + block.count(b"\n", 0, exc.start)
-                raise TrecFormatError(f"{self.source.name}, line {line}: the file is not valid UTF-8 ({exc.reason}).")
+                raise TrecFormatError(
+                    f"{self.source.name}, line {line}: the file is not valid UTF-8 ({exc.reason})."
+                ) from None
         if not self.comments or b"#" not in block:
             return block
         found = list(_COMMENT.finditer(block))
@@ -386,7 +365,7 @@ class _Reader:
 
     def start(self, block: bytes) -> bool:
         """The shape of the lines, from the file's first data line; False while no data line was seen."""
-        first = _first_data_line(block, self.comments)
+        first = first_data_line(block, self.comments)
         if first is None:
             return False
         shape = self.shape_of(first)
@@ -461,7 +440,12 @@ class _Reader:
 
 
 def read_trec(
-    path, shape_of: Callable[[str], Shape], *, comments: bool = True, block_size: int = BLOCK
+    path,
+    shape_of: Callable[[str], Shape],
+    *,
+    comments: bool = True,
+    header: Callable[[str], None] | None = None,
+    block_size: int = BLOCK,
 ) -> Parsed:
     """The columns of a TREC run or qrels file, every problem a :class:`~rankviz.TrecFormatError` naming the line.
 
@@ -474,6 +458,9 @@ def read_trec(
         without one): :data:`~rankviz.io.trec_lines.RUN`, :data:`~rankviz.io.trec_lines.QRELS`, ...
     comments : bool, default True
         Skip lines whose first non-blank character is ``#``, with one warning giving their count and the first.
+    header : callable, optional
+        For a file whose first line is a header (BEIR's qrels): called with that line (it raises if the line is not
+        the header), which is then skipped.
     block_size : int
         Bytes of text per parse.
 
@@ -482,14 +469,15 @@ def read_trec(
     Parsed
         A run's ``query_id`` and ``doc_id`` (large strings), ``rank`` (int64), ``score`` (float64) and tags
         (codes); qrels' ``query_id``, ``iteration``, ``doc_id`` (large strings) and ``relevance`` (int64).
-
-    While pyarrow parses one block (on its own threads), the next is read and checked;
-    a compressed file's blocks are decompressed one further ahead, on a thread of their own.
     """
     with _Source(path) as source, ThreadPoolExecutor(max_workers=1) as parser, ThreadPoolExecutor(1) as reader:
         file = _Reader(source, shape_of, comments)
         pending = None
         for offset, block in _ahead(source.blocks(block_size), reader if source.kind is not None else None):
+            if header is not None:  # the header line checked, then left blank
+                end = block.find(b"\n")
+                header(block[: None if end < 0 else end].decode("utf-8", "replace"))
+                block, header = block[end:] if end >= 0 else b"", None
             if file.columns is None and not file.start(block):
                 file.without_comments(block, offset)  # no data line yet: comments to count, the encoding to check
                 continue
@@ -504,4 +492,6 @@ def read_trec(
             pending = future, block, offset
         if pending is not None:
             file.add(*pending)
+    if header is not None:  # an empty file
+        header("")
     return file.result()

@@ -96,7 +96,9 @@ def _model(kind: str, text: str) -> pd.DataFrame:
 
 def _read(kind: str, path, **options):
     # every line's own tag kept (system_from="tag")
-    return rankviz.read_run(path, system_from="tag", **options) if kind == "run" else rankviz.read_qrels(path, **options)
+    return (
+        rankviz.read_run(path, system_from="tag", **options) if kind == "run" else rankviz.read_qrels(path, **options)
+    )
 
 
 def _in_blocks(kind: str, path, block_size: int, **options) -> pd.DataFrame:
