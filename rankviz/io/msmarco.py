@@ -4,9 +4,10 @@ MS MARCO distributes its passage and document rankings (``top1000.dev``-style ru
 reduced to their ids, the leaderboard's submission format) as three tab-separated fields
 per line, with no score and no run tag, and its qrels as TREC qrels separated by tabs.
 :func:`rankviz.read_run` and :func:`rankviz.read_qrels` read them (``format='msmarco'``,
-or found by the first data line's three fields), with the validating reader's guarantees:
-compressed files found by their bytes, ids kept as strings, and any bad line refused
-with the file, the line number and the line (:mod:`rankviz.io.validating_reader`).
+or found by the first data line's three fields), by the one TREC reader
+(:mod:`rankviz.io.trec_reader`, with :data:`rankviz.io.trec_lines.MSMARCO_RUN` as the
+lines' shape): compressed files found by their bytes, ids kept as strings, and any bad
+line refused with the file, the line number and the line.
 
 A run's order is its ``rank`` field (1 is best). So that a run read from MS MARCO is the
 frame every other reader gives (and evaluates by ``score`` like them), its ``score`` is

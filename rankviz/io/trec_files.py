@@ -2,7 +2,7 @@
 
 TREC files are read the way trec_eval 10 reads them (the details, and where rankviz
 departs from trec_eval to refuse what it would misread, are in
-:mod:`rankviz.io.validating_reader`): fields separated by spaces, tabs or a CRLF line end;
+:mod:`rankviz.io.trec_lines`): fields separated by spaces, tabs or a CRLF line end;
 blank lines and lines starting with ``#`` skipped (the comments with one warning);
 gzip, bzip2 and xz files read transparently, by their magic bytes.
 
@@ -14,10 +14,11 @@ gzip, bzip2 and xz files read transparently, by their magic bytes.
 Ids are always returned as strings (pandas' ``str`` dtype): ``"01"`` and ``"1"``
 are different documents, as they are to trec_eval.
 
-Two readers give the same frames: a fast one (:mod:`rankviz.io.fast_reader`, pyarrow's
-CSV parser in blocks) for files written the usual way, and the validating one
-(:mod:`rankviz.io.validating_reader`) for every other file and for any file in which the fast
-one finds a problem, so errors always name the file, the line and what was expected.
+One reader (:mod:`rankviz.io.trec_reader`) parses every TREC file with pyarrow's CSV
+parser in blocks: with typed numbers where the lines are written the usual way, and
+tidied first (comments, runs of whitespace, extra fields) where they are not; when a
+check fails, a locator (:func:`rankviz.io.trec_lines.locate`) names the file, the line
+and what was expected. MS MARCO runs are read by it too, with their own shape.
 A run saved with ``write_run(..., format="parquet")`` is read back by
 :func:`read_run` (recognised by its magic bytes); topic files are read by
 :mod:`rankviz.io.topics`.
@@ -147,7 +148,7 @@ def read_run(
         six fields, a score that is not a finite number (``nan``, ``inf``), a rank
         that is not an integer of magnitude at most 2**53, a no-break space or
         another character trec_eval would read differently (see
-        :mod:`rankviz.io.validating_reader`), or a file that is not UTF-8 text.
+        :mod:`rankviz.io.trec_lines`), or a file that is not UTF-8 text.
     ColumnError
         For a parquet file without the columns ``query_id``, ``doc_id``, ``rank``,
         ``score`` and ``system`` (``system`` is not needed when ``system=`` is
@@ -163,11 +164,11 @@ def read_run(
     Like trec_eval, evaluation orders documents by ``score`` (descending, ties by
     doc id descending); the ``rank`` field is kept but not trusted.
 
-    A file written the usual way (single spaces between fields, LF or CRLF line
-    ends, plain integer ranks, no comment lines) is parsed by pyarrow in blocks, in
-    parallel and without holding its text in memory; any other file, and any file
-    with a problem, is read by the validating reader, which gives the same frame or
-    names the line at fault (see :mod:`rankviz.io.fast_reader`).
+    The file is parsed by pyarrow in blocks, in parallel and without holding its
+    text in memory. Blocks written the usual way (single spaces between fields, LF or
+    CRLF line ends, plain integer ranks, no comment lines) are parsed with typed
+    numbers; others are tidied first, and a block with a problem is read again line
+    by line to name the line at fault (see :mod:`rankviz.io.trec_reader`).
 
     Examples
     --------
