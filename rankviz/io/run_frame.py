@@ -139,10 +139,8 @@ def parts_from_table(name: str, table: pa.Table | None, system: str | None) -> R
     )
 
 
-def parts_from_parsed(name: str, parsed, system: str | None) -> RunParts | None:
-    """The parts of a run from the TREC reader's columns (:class:`rankviz.io.trec_reader.Parsed`); None for None."""
-    if parsed is None:
-        return None
+def parts_from_parsed(name: str, parsed, system: str | None) -> RunParts:
+    """The parts of a run from the TREC reader's columns (:class:`rankviz.io.trec_reader.Parsed`)."""
     codes, values = (
         (np.zeros(len(parsed.tag_codes), dtype=np.int8), [system])
         if system is not None
