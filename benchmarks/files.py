@@ -390,13 +390,13 @@ def render(r: dict) -> str:
 
 
 NOTES = """\
-How the file becomes a frame (`rankviz/io/fast_reader.py`): the file (decompressed on the fly) is read in 8 MB blocks;
+How the file becomes a frame (`rankviz/io/trec_reader.py`): the file (decompressed on the fly) is read in 8 MB blocks;
 each block's bytes are checked in the main thread, 1 MB at a time (one `bytes.translate` finds anything but printable
 ASCII, space and LF; `#` at a line start; two spaces in a row, as 16-bit words) while pyarrow's CSV parser turns the
 previous block into typed columns on its threads (ids as large strings, rank int64, score float64, the tag
 dictionary-encoded). The parsed columns are checked too (no empty field, finite scores, integers within 2**53);
-anything unusual hands the whole file to the validating reader, which gives the same frame or names the line. As
-each block is accepted, its rank and score are copied into NumPy arrays reserved from the first block's rows per
+a block with anything unusual is tidied and parsed again with its numbers as text (or, if it has a bad line, read
+again line by line to name it). As each block is accepted, its rank and score are copied into NumPy arrays reserved from the first block's rows per
 byte (they grow in place if the guess was short) and its tags become codes; the ids stay in the parser's buffers.
 So no column of the file exists twice, and every 4 blocks what parsing freed is returned to the system. A
 compressed run's next block is decompressed on a thread of its own while the current one is checked and parsed.

@@ -42,7 +42,7 @@ def is_log(path) -> bool:
             return True
     if not os.path.isfile(path):
         return False
-    from ..io.validating_reader import open_bytes
+    from ..io.text_files import open_bytes
 
     try:
         _, _, stream = open_bytes(path)

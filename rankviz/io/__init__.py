@@ -1,8 +1,8 @@
 """Files in and out: TREC runs, qrels and topics (plain or compressed), parquet, and dict interop.
 
 ``trec_files`` holds the public readers of runs and qrels, ``writers`` the writers, ``dicts`` the
-dict-of-dicts interop; ``fast_reader`` parses well-formed TREC files with
-pyarrow in blocks; ``validating_reader`` is the exact line-by-line reader that names the line of any error;
+dict-of-dicts interop; ``trec_reader`` is the one reader of TREC files (pyarrow in blocks), ``trec_lines`` what a
+line must look like and the locator that names a bad line, ``text_files`` the bytes, text and comments of a file;
 ``run_frame`` turns every reader's columns into one run frame; ``topics`` reads topic files;
 ``msmarco`` reads and writes MS MARCO's TSVs (through ``read_run``/``read_qrels``' ``format=``),
 ``jsonl`` streams retrieval logs of JSON lines (``json_lines`` names a bad line), ``beir`` reads BEIR folders.

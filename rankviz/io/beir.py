@@ -22,7 +22,9 @@ import pyarrow.json as pa_json
 
 from .._errors import InputError, TrecFormatError
 from .run_frame import string_series
-from .validating_reader import CORRUPT, integers, open_bytes, read_text, split_fields
+from .text_files import CORRUPT, open_bytes
+from .trec_lines import Shape
+from .trec_reader import read_trec
 
 __all__ = ["BeirData", "read_beir"]
 
@@ -107,24 +109,26 @@ def _strings(table: pa.Table, field: str) -> pd.Series:
     return string_series(table.column(field).fill_null("").cast(pa.large_string()))
 
 
+_QRELS = Shape("qrels", ("query_id", "doc_id", "relevance"), ("query_id", "doc_id", "relevance"),
+                {"relevance": "score (3rd)"}, "query-id corpus-id score", extra=False)  # fmt: skip
+
+
 def _qrels(path: Path) -> pd.DataFrame:
-    name, text = read_text(path)
-    first, _, rest = text.partition("\n")
-    if tuple(first.split()) != _HEADER:
-        raise TrecFormatError(
-            f"{name}, line 1: expected BEIR's header 'query-id<TAB>corpus-id<TAB>score', found {first.strip()!r}. "
-            "A file without it is TREC or MS MARCO qrels: read it with rankviz.read_qrels."
-        )
-    fields = split_fields(
-        name, "\n" + rest, 3, what="qrels", expected="query-id corpus-id score", extra=False, comments=False
-    )
-    relevance = integers(fields, 2, "score (3rd)")
+    def header(first: str) -> None:
+        if tuple(first.split()) != _HEADER:
+            raise TrecFormatError(
+                f"{path}, line 1: expected BEIR's header 'query-id<TAB>corpus-id<TAB>score', found {first.strip()!r}. "
+                "A file without it is TREC or MS MARCO qrels: read it with rankviz.read_qrels."
+            )
+
+    parsed = read_trec(path, lambda line: _QRELS, comments=False, header=header)
     return pd.DataFrame(
         {
-            "query_id": pd.Series(fields.columns[0], dtype="str"),
-            "doc_id": pd.Series(fields.columns[1], dtype="str"),
-            "relevance": relevance,
-        }
+            "query_id": string_series(parsed.strings["query_id"]),
+            "doc_id": string_series(parsed.strings["doc_id"]),
+            "relevance": parsed.numbers["relevance"],
+        },
+        copy=False,
     )
 
 

@@ -57,7 +57,7 @@ from .json_lines import (
     unique_queries,
 )
 from .run_frame import RunParts, run_frame, string_series
-from .validating_reader import CORRUPT, open_bytes
+from .text_files import CORRUPT, open_bytes
 
 __all__ = ["RetrievalLog", "read_jsonl"]
 

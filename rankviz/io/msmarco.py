@@ -4,9 +4,10 @@ MS MARCO distributes its passage and document rankings (``top1000.dev``-style ru
 reduced to their ids, the leaderboard's submission format) as three tab-separated fields
 per line, with no score and no run tag, and its qrels as TREC qrels separated by tabs.
 :func:`rankviz.read_run` and :func:`rankviz.read_qrels` read them (``format='msmarco'``,
-or found by the first data line's three fields), with the validating reader's guarantees:
-compressed files found by their bytes, ids kept as strings, and any bad line refused
-with the file, the line number and the line (:mod:`rankviz.io.validating_reader`).
+or found by the first data line's three fields), by the one TREC reader
+(:mod:`rankviz.io.trec_reader`, with :data:`rankviz.io.trec_lines.MSMARCO_RUN` as the
+lines' shape): compressed files found by their bytes, ids kept as strings, and any bad
+line refused with the file, the line number and the line.
 
 A run's order is its ``rank`` field (1 is best). So that a run read from MS MARCO is the
 frame every other reader gives (and evaluates by ``score`` like them), its ``score`` is
@@ -25,7 +26,6 @@ from .._core.columns import Columns
 from .._core.long_run import resolve_long_run, resolve_qrels
 from .._errors import InputError
 from .run_frame import RunParts, check_writable_ids, parts_from_fields, trec_order
-from .validating_reader import Fields, integers, split_fields
 
 __all__ = [
     "MSMARCO_RUN_FIELDS",
@@ -65,16 +65,13 @@ def looks_like_msmarco_run(text: str, comments: bool = True) -> bool:
     return False
 
 
-def msmarco_run_parts(name: str, text: str, system: str | None, comments: bool) -> RunParts:
-    """The columns of an MS MARCO run's decoded text; the system is ``system``, else the file's base name."""
-    fields: Fields = split_fields(
-        name, text, 3, what="MS MARCO run", expected=MSMARCO_RUN_FIELDS, extra=False, comments=comments
-    )
-    rank = integers(fields, 2, "rank (3rd)")
-    fields.warn_skipped()
+def msmarco_run_parts(name: str, parsed, system: str | None) -> RunParts:
+    """The parts of an MS MARCO run from its columns (:class:`rankviz.io.trec_reader.Parsed`); the system is
+    ``system``, else the file's base name."""
+    rank = parsed.numbers["rank"]
     score = -rank.astype(np.float64)
     tag = system if system is not None else os.path.basename(name) or "run"
-    return parts_from_fields(name, fields.columns[0], fields.columns[1], rank, score, [], tag)
+    return parts_from_fields(name, parsed.strings["query_id"], parsed.strings["doc_id"], rank, score, [], tag)
 
 
 def write_msmarco_run(run, path, *, columns=None) -> None:

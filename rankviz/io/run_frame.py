@@ -1,8 +1,7 @@
 """Run frames from the readers' columns, and runs stored as parquet files.
 
-The half of :mod:`rankviz.io` that both TREC readers (the fast one,
-:mod:`rankviz.io.fast_reader`, and the validating one, :mod:`rankviz.io.validating_reader`) and the
-parquet reader end in (layer 3): each file becomes a :class:`RunParts`, and
+The half of :mod:`rankviz.io` that the TREC reader (:mod:`rankviz.io.trec_reader`), the
+JSON-lines reader and the parquet reader end in (layer 3): each file becomes a :class:`RunParts`, and
 :func:`run_frame` turns one or many of them into the frame :func:`rankviz.read_run`
 returns, so that every path gives the same dtypes: ``query_id`` and ``doc_id`` as
 pandas' ``str``, ``rank`` int64, ``score`` float64 and ``system`` categorical.
@@ -73,7 +72,7 @@ def _tag_codes(tags, system: str | None, n: int) -> tuple[np.ndarray, list[str]]
 
 class TagCodes:
     """The run tag of every row as codes into ``values``, gathered chunk by chunk from dictionary-encoded tag columns
-    (the fast reader's blocks, a parquet file's row groups); no array is made while there is one tag."""
+    (the TREC reader's blocks, a parquet file's row groups); no array is made while there is one tag."""
 
     def __init__(self):
         self.values: dict[str, int] = {}
@@ -104,7 +103,8 @@ class TagCodes:
 def parts_from_fields(
     name: str, query_ids: list, doc_ids: list, rank, score, tags: list, system: str | None
 ) -> RunParts:
-    """The parts of a run from the validating reader's fields (lists of strings) and numbers."""
+    """The parts of a run from its ids (lists of strings or Arrow strings) and numbers; ``tags`` (a list) unless
+    ``system`` names the run."""
     codes, values = _tag_codes(tags, system, len(score))
     return RunParts(name, _large_strings(query_ids), _large_strings(doc_ids), rank, score, codes, values)
 
@@ -139,10 +139,8 @@ def parts_from_table(name: str, table: pa.Table | None, system: str | None) -> R
     )
 
 
-def parts_from_parsed(name: str, parsed, system: str | None) -> RunParts | None:
-    """The parts of a run from the fast reader's columns (:class:`rankviz.io.fast_reader.Parsed`); None for None."""
-    if parsed is None:
-        return None
+def parts_from_parsed(name: str, parsed, system: str | None) -> RunParts:
+    """The parts of a run from the TREC reader's columns (:class:`rankviz.io.trec_reader.Parsed`)."""
     codes, values = (
         (np.zeros(len(parsed.tag_codes), dtype=np.int8), [system])
         if system is not None

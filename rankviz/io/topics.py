@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pandas as pd
 
 from .._errors import TrecFormatError
-from .validating_reader import comment_lines, read_text, warn_comments
+from .text_files import comment_lines, read_text, warn_comments
 
 __all__ = ["read_topics"]
 

@@ -2,7 +2,7 @@
 
 TREC files are read the way trec_eval 10 reads them (the details, and where rankviz
 departs from trec_eval to refuse what it would misread, are in
-:mod:`rankviz.io.validating_reader`): fields separated by spaces, tabs or a CRLF line end;
+:mod:`rankviz.io.trec_lines`): fields separated by spaces, tabs or a CRLF line end;
 blank lines and lines starting with ``#`` skipped (the comments with one warning);
 gzip, bzip2 and xz files read transparently, by their magic bytes.
 
@@ -14,10 +14,11 @@ gzip, bzip2 and xz files read transparently, by their magic bytes.
 Ids are always returned as strings (pandas' ``str`` dtype): ``"01"`` and ``"1"``
 are different documents, as they are to trec_eval.
 
-Two readers give the same frames: a fast one (:mod:`rankviz.io.fast_reader`, pyarrow's
-CSV parser in blocks) for files written the usual way, and the validating one
-(:mod:`rankviz.io.validating_reader`) for every other file and for any file in which the fast
-one finds a problem, so errors always name the file, the line and what was expected.
+One reader (:mod:`rankviz.io.trec_reader`) parses every TREC file with pyarrow's CSV
+parser in blocks: with typed numbers where the lines are written the usual way, and
+tidied first (comments, runs of whitespace, extra fields) where they are not; when a
+check fails, a locator (:func:`rankviz.io.trec_lines.locate`) names the file, the line
+and what was expected. MS MARCO runs are read by it too, with their own shape.
 A run saved with ``write_run(..., format="parquet")`` is read back by
 :func:`read_run` (recognised by its magic bytes); topic files are read by
 :mod:`rankviz.io.topics`.
@@ -35,20 +36,20 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, RankvizWarning, warn
-from .fast_reader import QRELS_COLUMNS, RUN_COLUMNS, read_fast
 from .label_file import is_sqlite_file, read_store_qrels
 from .msmarco import looks_like_msmarco_run, msmarco_run_parts
 from .run_frame import (
     RunParts,
     is_parquet,
-    parts_from_fields,
     parts_from_parsed,
     read_parquet_run,
     run_frame,
     string_series,
 )
+from .text_files import display_name
 from .topics import read_topics
-from .validating_reader import decimals, display_name, integers, read_text, split_fields
+from .trec_lines import MSMARCO_RUN, QRELS, RUN
+from .trec_reader import read_trec
 
 __all__ = [
     "read_run",
@@ -56,14 +57,6 @@ __all__ = [
     "read_qrels",
     "read_topics",
 ]
-
-_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
-_QRELS_FIELDS = "query_id iteration doc_id relevance"
-
-
-def _strings(values) -> pd.Series:
-    return pd.Series(values, dtype="str")
-
 
 _FORMATS = ("trec", "msmarco")
 
@@ -77,22 +70,18 @@ def _check_format(format, caller: str) -> None:
 
 
 def _run_parts(path, system: str | None, comments: bool, format: str | None = None) -> RunParts:
-    """One run file's columns: parquet, MS MARCO or TREC text (the fast reader, else the validating one)."""
+    """One run file's columns: parquet, MS MARCO or TREC text (MS MARCO found by the first data line if not said)."""
     name = display_name(path)
     if format is None and is_parquet(path):
         return read_parquet_run(name, path, system)
-    if format != "msmarco":
-        parts = parts_from_parsed(name, read_fast(path, RUN_COLUMNS), system)
-        if parts is not None:
-            return parts
-    name, text = read_text(path)
-    if format == "msmarco" or (format is None and looks_like_msmarco_run(text, comments)):
-        return msmarco_run_parts(name, text, system, comments)
-    fields = split_fields(name, text, 6, what="run", expected=_RUN_FIELDS, extra=True, comments=comments)
-    score = decimals(fields, 4, "score (5th)")
-    rank = integers(fields, 3, "rank (4th)")
-    fields.warn_skipped()
-    return parts_from_fields(name, fields.columns[0], fields.columns[2], rank, score, fields.columns[5], system)
+    if format is None:
+        shape_of = lambda line: MSMARCO_RUN if looks_like_msmarco_run(line, comments) else RUN  # noqa: E731
+    else:
+        shape_of = lambda line: MSMARCO_RUN if format == "msmarco" else RUN  # noqa: E731
+    parsed = read_trec(path, shape_of, comments=comments)
+    if parsed.shape is MSMARCO_RUN:
+        return msmarco_run_parts(name, parsed, system)
+    return parts_from_parsed(name, parsed, system)
 
 
 def _as_one_run(parts: RunParts, system_from: str) -> RunParts:
@@ -159,7 +148,7 @@ def read_run(
         six fields, a score that is not a finite number (``nan``, ``inf``), a rank
         that is not an integer of magnitude at most 2**53, a no-break space or
         another character trec_eval would read differently (see
-        :mod:`rankviz.io.validating_reader`), or a file that is not UTF-8 text.
+        :mod:`rankviz.io.trec_lines`), or a file that is not UTF-8 text.
     ColumnError
         For a parquet file without the columns ``query_id``, ``doc_id``, ``rank``,
         ``score`` and ``system`` (``system`` is not needed when ``system=`` is
@@ -175,11 +164,11 @@ def read_run(
     Like trec_eval, evaluation orders documents by ``score`` (descending, ties by
     doc id descending); the ``rank`` field is kept but not trusted.
 
-    A file written the usual way (single spaces between fields, LF or CRLF line
-    ends, plain integer ranks, no comment lines) is parsed by pyarrow in blocks, in
-    parallel and without holding its text in memory; any other file, and any file
-    with a problem, is read by the validating reader, which gives the same frame or
-    names the line at fault (see :mod:`rankviz.io.fast_reader`).
+    The file is parsed by pyarrow in blocks, in parallel and without holding its
+    text in memory. Blocks written the usual way (single spaces between fields, LF or
+    CRLF line ends, plain integer ranks, no comment lines) are parsed with typed
+    numbers; others are tidied first, and a block with a problem is read again line
+    by line to name the line at fault (see :mod:`rankviz.io.trec_reader`).
 
     Examples
     --------
@@ -370,22 +359,9 @@ def read_qrels(
             f"read_qrels: annotator=, kind= and resolve= apply to a label store (rankviz.labels.LabelStore); "
             f"{display_name(path)} is a TREC qrels file. Leave them out."
         )
-    parsed = read_fast(path, QRELS_COLUMNS)
-    if parsed is not None:
-        columns: dict[str, pd.Series | np.ndarray] = {
-            c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")
-        }
-        columns["relevance"] = parsed.numbers["relevance"]
-        return pd.DataFrame(columns, copy=False)
-    name, text = read_text(path)
-    fields = split_fields(name, text, 4, what="qrels", expected=_QRELS_FIELDS, extra=False, comments=comments)
-    relevance = integers(fields, 3, "relevance (4th)")
-    fields.warn_skipped()
-    return pd.DataFrame(
-        {
-            "query_id": _strings(fields.columns[0]),
-            "iteration": _strings(fields.columns[1]),
-            "doc_id": _strings(fields.columns[2]),
-            "relevance": relevance,
-        }
-    )
+    parsed = read_trec(path, lambda line: QRELS, comments=comments)
+    columns: dict[str, pd.Series | np.ndarray] = {
+        c: string_series(parsed.strings[c]) for c in ("query_id", "iteration", "doc_id")
+    }
+    columns["relevance"] = parsed.numbers["relevance"]
+    return pd.DataFrame(columns, copy=False)

@@ -1,18 +1,22 @@
-"""The fast TREC reader (pyarrow), read_runs and parquet runs.
+"""The TREC reader (pyarrow in blocks, unusual blocks tidied, bad lines located), read_runs and parquet runs.
 
-The fast reader must give exactly the frame the validating reader gives, on every
-file it accepts, and hand every other file to the validating reader (whose messages
-tests/io/test_bad_files.py pins). The property test writes well-formed files the way
-run files are usually written, in many variations, and compares the two readers'
-frames; the other tests pin what read_runs and the parquet round trip do, and their
-errors.
+The property test writes well-formed files the way run files are usually written, in
+many variations, and compares the frame with a model (Python's own split, int and
+float) and with the frame read in blocks of any size. The unusual files below are each
+read as their clean form, or refused naming the line; tests/io/test_bad_files.py
+checks every mix of them against a model of the corruptions. The other tests pin what
+read_runs and the parquet round trip do, and their errors.
 """
 
 from __future__ import annotations
 
+import bz2
+import functools
 import gzip
 import os
+import re
 import tempfile
+import warnings
 from unittest import mock
 
 import numpy as np
@@ -22,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz
-from rankviz.io import fast_reader as _trec_fast
+from rankviz.io import trec_reader
 from tests.conftest import shared_path
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -62,81 +66,120 @@ def well_formed(draw, kind: str) -> str:
             grade = draw(st.one_of(st.integers(-2, 4), st.sampled_from([2**53, -(2**53)])))
             lines.append(f"{qid} {draw(st.sampled_from(['0', '1', '0.5', 'Q0']))} {doc} {grade}")
     newline = draw(st.sampled_from(["\n", "\r\n"]))
-    blank = draw(st.sampled_from(["", newline]))  # blank lines are skipped by both readers
+    blank = draw(st.sampled_from(["", newline]))  # blank lines are skipped
     return blank + newline.join(lines) + draw(st.sampled_from([newline, ""]))
 
 
-def _validating(kind: str, path):
-    """The frame the validating reader gives (the fast reader switched off)."""
-    with mock.patch.object(rankviz.io.trec_files, "read_fast", return_value=None):
-        return rankviz.read_run(path, system_from="tag") if kind == "run" else rankviz.read_qrels(path)
+def _model(kind: str, text: str) -> pd.DataFrame:
+    """The frame a well-formed file must give, from Python's own str.split, int and float."""
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    if kind == "qrels":
+        return pd.DataFrame(
+            {
+                "query_id": pd.Series([r[0] for r in rows], dtype="str"),
+                "iteration": pd.Series([r[1] for r in rows], dtype="str"),
+                "doc_id": pd.Series([r[2] for r in rows], dtype="str"),
+                "relevance": np.array([int(r[3]) for r in rows], dtype=np.int64),
+            }
+        )
+    tags = [r[5] for r in rows]
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series([r[0] for r in rows], dtype="str"),
+            "doc_id": pd.Series([r[2] for r in rows], dtype="str"),
+            "rank": np.array([int(r[3]) for r in rows], dtype=np.int64),
+            "score": np.array([float(r[4]) for r in rows], dtype=np.float64),
+            "system": pd.Categorical(tags, categories=pd.Index(sorted(set(tags)), dtype="str")),
+        }
+    )
 
 
-def _fast_frame(kind: str, path, block_size: int) -> pd.DataFrame:
-    """The fast reader's frame with blocks of ``block_size`` bytes."""
-    with mock.patch.object(
-        rankviz.io.trec_files, "read_fast", lambda path, names: _trec_fast.read_fast(path, names, block_size=block_size)
-    ):
-        return rankviz.read_run(path, system_from="tag") if kind == "run" else rankviz.read_qrels(path)
+def _read(kind: str, path, **options):
+    # every line's own tag kept (system_from="tag")
+    return (
+        rankviz.read_run(path, system_from="tag", **options) if kind == "run" else rankviz.read_qrels(path, **options)
+    )
+
+
+def _in_blocks(kind: str, path, block_size: int, **options) -> pd.DataFrame:
+    """The frame read in blocks of ``block_size`` bytes."""
+    small = functools.partial(trec_reader.read_trec, block_size=block_size)
+    with mock.patch.object(rankviz.io.trec_files, "read_trec", small):
+        return _read(kind, path, **options)
 
 
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 @SETTINGS
 @given(data=st.data())
-def test_fast_and_validating_readers_give_identical_frames(kind, data):
+def test_well_formed_files_give_the_model_frame_in_blocks_of_any_size(kind, data):
     text = data.draw(well_formed(kind))
-    names = _trec_fast.RUN_COLUMNS if kind == "run" else _trec_fast.QRELS_COLUMNS
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, f"{kind}.txt")
         raw = text.encode("utf-8")
         with open(path, "wb") as handle:
             handle.write(gzip.compress(raw) if data.draw(st.booleans()) else raw)
-        assert _trec_fast.read_fast(path, names) is not None, "a well-formed file must take the fast path"
-        # every line's tag kept (system_from="tag"): the readers must agree on each one
-        fast = rankviz.read_run(path, system_from="tag") if kind == "run" else rankviz.read_qrels(path)
-        pd.testing.assert_frame_equal(fast, _validating(kind, path), check_exact=True)
+        assert trec_reader.plain_block(raw), "a well-formed file must be parsed with typed numbers"
+        got = _read(kind, path)
+        pd.testing.assert_frame_equal(got, _model(kind, text), check_exact=True)
         # lines cut across blocks of any size give the same frame
         pd.testing.assert_frame_equal(
-            _fast_frame(kind, path, block_size=data.draw(st.integers(1, 64))), fast, check_exact=True
+            _in_blocks(kind, path, block_size=data.draw(st.integers(1, 64))), got, check_exact=True
         )
 
 
-#: files the fast reader must hand to the validating one (which reads them, or names the bad line)
+#: files the typed parse alone cannot read: each reads as its clean form (a string) or fails naming line 1 (a regex)
 UNUSUAL = {
-    "tab": "q1\tQ0 d1 1 2.5 t\n",
-    "two spaces": "q1 Q0  d1 1 2.5 t\n",
-    "iteration field missing, two spaces": "q1  d1 1 2.5 t\n",
-    "leading space": " q1 Q0 d1 1 2.5 t\n",
-    "leading space, five fields": " q1 d1 1 2.5 t\n",
-    "trailing space": "q1 Q0 d1 1 2.5 t \n",
-    "trailing space before CRLF": "q1 Q0 d1 1 2.5 t \r\n",
-    "comment": "# header\nq1 Q0 d1 1 2.5 t\n",
-    "comment after a line": "q1 Q0 d1 1 2.5 t\n#q2 Q0 d1 1 2.5 t\n",
-    "old Mac line ends": "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1.5 t\r",
-    "rank 2.0": "q1 Q0 d1 2.0 2.5 t\n",
-    "rank +2": "q1 Q0 d1 +2 2.5 t\n",
-    "rank beyond 2**53": f"q1 Q0 d1 {2**53 + 1} 2.5 t\n",
-    "score nan": "q1 Q0 d1 1 nan t\n",
-    "score inf": "q1 Q0 d1 1 -inf t\n",
-    "score 1e400": "q1 Q0 d1 1 1e400 t\n",
-    "seven fields": "q1 Q0 d1 1 2.5 t extra\n",
-    "five fields": "q1 Q0 d1 1 2.5\n",
-    "byte-order mark": "\ufeffq1 Q0 d1 1 2.5 t\n",
-    "no-break space": "q1 Q0 d1\u00a0x 1 2.5 t\n",
-    "vertical tab": "q1 Q0 d1 1\v2.5 t\n",
-    "NUL": "q1 Q0 d\x001 1 2.5 t\n",
-    "latin-1": b"q1 Q0 caf\xe9 1 2.5 t\n",
-    "empty": "",
-    "only blank lines": "\n\n",
+    "tab": ("q1\tQ0 d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "two spaces": ("q1 Q0  d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "iteration field missing, two spaces": ("q1  d1 1 2.5 t\n", r"expected 6 whitespace-separated fields .* found 5"),
+    "leading space": (" q1 Q0 d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "leading space, five fields": (" q1 d1 1 2.5 t\n", r"expected 6 .* found 5"),
+    "trailing space": ("q1 Q0 d1 1 2.5 t \n", "q1 Q0 d1 1 2.5 t"),
+    "trailing space before CRLF": ("q1 Q0 d1 1 2.5 t \r\n", "q1 Q0 d1 1 2.5 t"),
+    "comment": ("# header\nq1 Q0 d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "comment after a line": ("q1 Q0 d1 1 2.5 t\n#q2 Q0 d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "old Mac line ends": ("q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1.5 t\r", r"a carriage return \(CR\) inside the line"),
+    "rank 2.0": ("q1 Q0 d1 2.0 2.5 t\n", "q1 Q0 d1 2 2.5 t"),
+    "rank +2": ("q1 Q0 d1 +2 2.5 t\n", "q1 Q0 d1 2 2.5 t"),
+    "rank beyond 2**53": (f"q1 Q0 d1 {2**53 + 1} 2.5 t\n", r"the rank \(4th\) field must be an integer within"),
+    "score nan": ("q1 Q0 d1 1 nan t\n", r"the score \(5th\) field must be a finite number, found 'nan'"),
+    "score inf": ("q1 Q0 d1 1 -inf t\n", r"found '-inf' \(trec_eval's atof would read it as infinity"),
+    "score 1e400": ("q1 Q0 d1 1 1e400 t\n", r"found '1e400' \(too large for a float64\)"),
+    "seven fields": ("q1 Q0 d1 1 2.5 t extra\n", "q1 Q0 d1 1 2.5 t"),
+    "five fields": ("q1 Q0 d1 1 2.5\n", r"expected 6 whitespace-separated fields .* found 5: 'q1 Q0 d1 1 2.5'$"),
+    "byte-order mark": ("\ufeffq1 Q0 d1 1 2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "no-break space": ("q1 Q0 d1\u00a0x 1 2.5 t\n", r"the line contains NO-BREAK SPACE \(U\+00A0\)"),
+    "vertical tab": ("q1 Q0 d1 1\v2.5 t\n", "q1 Q0 d1 1 2.5 t"),
+    "NUL": ("q1 Q0 d\x001 1 2.5 t\n", r"the line contains a NUL byte"),
+    "latin-1": (b"q1 Q0 caf\xe9 1 2.5 t\n", r"the file is not valid UTF-8"),
+    "a line longer than pyarrow's blocks": (f"q1 Q0 {'d' * 3_000_000} 1 2.5 t\n", f"q1 Q0 {'d' * 3_000_000} 1 2.5 t"),
 }
 
 
 @pytest.mark.parametrize("case", UNUSUAL, ids=list(UNUSUAL))
-def test_unusual_files_go_to_the_validating_reader(tmp_path, case):
-    content = UNUSUAL[case]
+def test_unusual_files_read_as_their_clean_form_or_name_the_line(tmp_path, case):
+    content, outcome = UNUSUAL[case]
     path = tmp_path / "run.txt"
     path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-    assert _trec_fast.read_fast(path, _trec_fast.RUN_COLUMNS) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankviz.RankvizWarning)
+        if outcome.startswith("q1 "):
+            clean = tmp_path / "clean.txt"
+            clean.write_text(outcome + "\n")
+            pd.testing.assert_frame_equal(rankviz.read_run(path), rankviz.read_run(clean), check_exact=True)
+            return
+        with pytest.raises(rankviz.TrecFormatError) as caught:
+            rankviz.read_run(path)
+    assert re.match(re.escape(str(path)) + ", line 1: ", str(caught.value)), str(caught.value)
+    assert re.search(outcome, str(caught.value)), str(caught.value)
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", " \n\t\n"], ids=["empty", "blank lines", "blanks"])
+def test_a_file_without_data_lines_is_refused(tmp_path, content):
+    path = tmp_path / "run.txt"
+    path.write_text(content)
+    with pytest.raises(rankviz.TrecFormatError, match=r": the file has no run lines \(expected 'query_id Q0"):
+        rankviz.read_run(path)
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
@@ -147,16 +190,45 @@ def test_a_problem_in_a_late_block_names_its_line(tmp_path, compressed):
     path = tmp_path / "run.txt"
     text = ("\n".join(lines) + "\n").encode()
     path.write_bytes(gzip.compress(text) if compressed else text)
-    small_blocks = lambda path, names: _trec_fast.read_fast(path, names, block_size=1000)  # noqa: E731
-    assert small_blocks(path, _trec_fast.RUN_COLUMNS) is None
-    with (
-        mock.patch.object(rankviz.io.trec_files, "read_fast", small_blocks),
-        pytest.raises(rankviz.TrecFormatError) as caught,
-    ):
-        rankviz.read_run(path)
+    with pytest.raises(rankviz.TrecFormatError) as caught:
+        _in_blocks("run", path, 1000)
     assert str(caught.value).startswith(
         f"{path}, line 4322: the score (5th) field must be a finite number, found 'high'"
     )
+
+
+@pytest.mark.parametrize("how", ["plain", "bzip2", "utf-16"])
+def test_unusual_lines_in_late_blocks_read_as_clean_ones_and_comments_are_counted(tmp_path, how):
+    """Blocks of the typed parse and tidied blocks mix in one file: the same frame, the comments' warning names the
+    first comment's line in the file, and an error after them its own."""
+    lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i}.5 bm25" for i in range(3000)]
+    odd = list(lines)
+    odd[1700] = odd[1700].replace(" ", "\t")
+    odd[2100] = odd[2100].replace(" Q0 ", "  Q0 ") + " extra fields"
+    odd[2500] = odd[2500].replace(" 1000", " +1000").replace("bm25", "bm25\r")
+    odd.insert(1200, "# a comment in the middle")
+    odd.insert(2900, "  # and another")
+
+    def write(name, rows):
+        text = "\n".join(rows) + "\n"
+        raw = {"plain": text.encode(), "bzip2": bz2.compress(text.encode()), "utf-16": text.encode("utf-16")}[how]
+        (tmp_path / name).write_bytes(raw)
+        return tmp_path / name
+
+    clean, path = write("clean.txt", lines), write("odd.txt", odd)
+    with pytest.warns(rankviz.RankvizWarning, match=r"skipped 2 line\(s\) .*line 1201: '# a comment in the middle'"):
+        got = _in_blocks("run", path, 1000)
+    pd.testing.assert_frame_equal(got, _read("run", clean), check_exact=True)
+    odd[2950] = odd[2950].replace("bm25", "")
+    with pytest.raises(rankviz.TrecFormatError, match=r"odd2\.txt, line 2951: expected 6 whitespace-separated fields"):
+        _in_blocks("run", write("odd2.txt", odd), 1000)
+
+
+def test_utf16_that_is_not_is_named(tmp_path):
+    path = tmp_path / "ps.txt"
+    path.write_bytes(b"\xff\xfe" + "q1 0 d1 1\n".encode("utf-16-le") + b"\x00\xd8")
+    with pytest.raises(rankviz.TrecFormatError, match=r"line 2: the file is not valid UTF-16"):
+        rankviz.read_qrels(path)
 
 
 def test_read_run_system_is_categorical_and_evaluates_the_same(covid_dir):
@@ -328,8 +400,8 @@ def test_a_truncated_parquet_file_is_named(tmp_path):
         rankviz.read_run(path)
 
 
-def test_shared_runs_read_fast_and_identically():
-    """Every TREC run and qrels file the tests use takes the fast path or gives the validating reader's frame."""
+def test_shared_files_read_the_same_in_small_blocks():
+    """The TREC files the tests use (separated by spaces or tabs) read the same in blocks of any size."""
     for parts, kind in (
         (("trec_eval", "results.test"), "run"),
         (("trec_eval", "qrels.test"), "qrels"),
@@ -337,5 +409,5 @@ def test_shared_runs_read_fast_and_identically():
         (("trec_covid_round1", "qrels-rnd1.txt"), "qrels"),
     ):
         path = shared_path(*parts)
-        read = rankviz.read_run if kind == "run" else rankviz.read_qrels
-        pd.testing.assert_frame_equal(read(path), _validating(kind, path), check_exact=True)
+        read = (lambda p: rankviz.read_run(p, system_from="tag")) if kind == "run" else rankviz.read_qrels
+        pd.testing.assert_frame_equal(_in_blocks(kind, path, 4096), read(path), check_exact=True)
