@@ -118,10 +118,11 @@ def _one_stage(name: str, run, judgements, options: EvalOptions) -> tuple[dict, 
             f"stages: stage {name!r} holds {len(arrays.systems)} systems ({', '.join(map(repr, arrays.systems[:3]))}"
             "...); pass one system per stage, and one stages() call per system."
         )
-    docs = np.asarray(arrays.docs.to_pylist(), dtype=object).astype(str)
+    # ids stay Python strings in object arrays: numpy's fixed-width str dtype would drop a trailing NUL ('d\x00')
+    docs = np.asarray(arrays.docs.to_pylist(), dtype=object)
     _, doc_rank = np.unique(docs, return_inverse=True)
     order = np.lexsort((-doc_rank, -arrays.key, arrays.q_codes))
-    frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]].astype(str), "d": docs[order]})
+    frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]], "d": docs[order]})
     repeated = frame.duplicated()
     if repeated.any() and options.duplicates == "error":
         examples = "; ".join(f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False))

@@ -197,7 +197,7 @@ def _with_holes(qrels: pd.DataFrame, pairs: pd.DataFrame, grade: int) -> pd.Data
 def _plain_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     arrays = resolve_qrels(qrels)
     return pd.DataFrame(
-        {"query_id": arrays.query_ids.astype(str), "doc_id": arrays.doc_ids.astype(str),
+        {"query_id": arrays.query_ids, "doc_id": arrays.doc_ids,  # str objects (a str dtype drops a trailing NUL)
          "relevance": arrays.grades.astype(np.int64)}
     )  # fmt: skip
 
