@@ -278,8 +278,8 @@ def _fine(table: pa.Table, f: _Fields) -> bool:
         lengths = pc.equal(pc.list_value_length(scores), pc.list_value_length(retrieved))
         if (scores.null_count and not f.optional_score) or not pc.all(pc.fill_null(lengths, True)).as_py():
             return False
-        flat = pc.list_flatten(scores)
-        if len(flat) and not pc.all(pc.is_finite(flat)).as_py():
+        flat = pc.list_flatten(scores)  # a null score ([1.0, null]) is no number: pc.all would skip it
+        if flat.null_count or (len(flat) and not pc.all(pc.is_finite(flat)).as_py()):
             return False
     return True
 
