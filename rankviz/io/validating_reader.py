@@ -62,6 +62,7 @@ __all__ = [
     "Fields",
     "display_name",
     "open_bytes",
+    "opens_json_object",
     "read_text",
     "split_fields",
     "integers",
@@ -71,6 +72,19 @@ __all__ = [
 ]
 
 INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
+_JSON_OBJECT = re.compile(r'\{\s*(?:"|\}|$)')
+
+
+def opens_json_object(text: str) -> bool:
+    """Whether a file's first non-blank text opens a JSON object: ``{`` then a key's quote or ``}``.
+
+    A TREC id may start with ``{`` (``{{x}}q1``), but no whitespace-separated field holds a
+    ``{"`` that opens a JSON key, so such a file is read as TREC, and a JSON-lines log is named.
+
+    >>> opens_json_object('{"query_id": "q1"}'), opens_json_object("{{x}}q1 0 d1 1")
+    (True, False)
+    """
+    return bool(_JSON_OBJECT.match(text.lstrip("\ufeff \t\r\n")))
 DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
 _SEPARATORS = " \t\n\v\f\r"  # isspace() in the C locale: trec_eval's field separators
@@ -337,7 +351,7 @@ def split_fields(
     (['d1', 'd2'], [1, 3])
     """
     text, skipped, original = _without_comments(text) if comments else (text, [], [])
-    if text.lstrip("\ufeff \t\r\n").startswith("{"):  # no TREC line starts so: a JSON-lines log
+    if opens_json_object(text):  # a JSON-lines log (an id such as '{{x}}q1' may start a TREC line)
         raise TrecFormatError(
             f"{name}: the file starts with '{{': it looks like a JSON-lines log, not a {what} file; read it "
             "with rankviz.read_jsonl(path) (its .run and .qrels); rankviz eval, diff and report read such logs as is."
