@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from .._core.long_run import MAX_EXACT
 from .._errors import InputError, TrecFormatError
+from .json_text import load_json
 from .run_frame import RunParts, run_frame
 
 __all__ = [
@@ -104,9 +105,13 @@ def _no_duplicate_keys(pairs):
     return dict(pairs)
 
 
+#: what a JSON-lines record holds, for the message on one nested too deeply
+_FLAT = "a record holds ids, scores and flat attributes"
+
+
 def parse_record(raw: bytes):
-    """One line as Python values; a key repeated in any object raises ValueError, deep nesting RecursionError."""
-    return json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+    """One line as Python values; a key repeated in any object or nesting too deep raises a ValueError."""
+    return load_json(raw, "a JSON line", fix=_FLAT, object_pairs_hook=_no_duplicate_keys)
 
 
 def _record_line(block: bytes, index: int) -> int:
@@ -177,12 +182,9 @@ def bad_line(name: str, first: int, block: bytes, f, kinds, reason: str = "") ->
         except UnicodeDecodeError as exc:
             return TrecFormatError(f"{name}, line {number}: the file is not valid UTF-8 ({exc.reason}).")
         try:
-            record = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        except RecursionError:
-            return TrecFormatError(
-                f"{name}, line {number}: the JSON is nested too deeply to read (thousands of levels); "
-                f"a record holds ids, scores and flat attributes: {shown[:60]!r}"
-            )
+            record = load_json(text, f"{name}, line {number}", fix=_FLAT, object_pairs_hook=_no_duplicate_keys)
+        except TrecFormatError as exc:  # nested too deeply
+            return TrecFormatError(f"{exc} {shown[:60]!r}")
         except ValueError as exc:
             hint = " (one JSON object per line)" if "Extra data" in str(exc) else ""
             return TrecFormatError(f"{name}, line {number}: not a valid JSON object{hint}: {exc}: {shown!r}")

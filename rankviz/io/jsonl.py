@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import re
 
 import numpy as np
@@ -56,6 +55,7 @@ from .json_lines import (
     system_name,
     unique_queries,
 )
+from .json_text import load_json
 from .run_frame import RunParts, run_frame, string_series
 from .validating_reader import CORRUPT, open_bytes
 
@@ -136,9 +136,9 @@ def _learn_kinds(kinds: _Kinds, block: bytes, f: _Fields) -> None:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            return  # the parse of the block will name this line
+            record = load_json(line, "a JSON line", fix="")
+        except ValueError:  # not JSON, or nested too deeply: the parse of the block will name this line
+            return
         if not isinstance(record, dict):
             return
         kinds.query = kinds.query or json_kind(record.get(f.query))
@@ -178,7 +178,7 @@ def _records(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds) -> 
     """Every record of the block as a dict (Python's json; a repeated key or deep nesting names its line)."""
     try:
         return [parse_record(raw) for raw in block.split(b"\n") if raw.strip()]
-    except (ValueError, RecursionError):
+    except ValueError:  # not JSON, a repeated key, nesting too deep
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule") from None
 
 
