@@ -15,11 +15,11 @@ from os import PathLike
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_cutoff, check_rel
+from .._core.checks import check_cutoff, check_rel, repeated_documents
 from .._core.columns import find_column
 from .._core.input_shapes import run_arrays
 from .._core.options import EvalOptions
-from .._errors import DuplicateError, InputError, RankvizWarning, warn
+from .._errors import InputError, RankvizWarning, warn
 from ..io import read_run
 from .pipeline import read_judgements, read_run_input
 
@@ -125,12 +125,8 @@ def _one_stage(name: str, run, judgements, options: EvalOptions) -> tuple[dict, 
     frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]], "d": docs[order]})
     repeated = frame.duplicated()
     if repeated.any() and options.duplicates == "error":
-        examples = "; ".join(f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False))
-        raise DuplicateError(
-            f"stages: stage {name!r} retrieves the same document more than once for a query ({int(repeated.sum())} "
-            f"repeated rows): {examples}. trec_eval refuses such runs; pass duplicates='first' to keep the "
-            "best-ranked row of each pair."
-        )
+        examples = [f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False)]
+        raise repeated_documents(int(repeated.sum()), examples, what=f"stages: stage {name!r}")
     frame = frame[~repeated]  # duplicates="first": each document's best-ranked row
     lists = {str(q): list(part) for q, part in frame.groupby("q", sort=False)["d"]}
     for q in arrays.q_values:
