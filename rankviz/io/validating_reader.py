@@ -72,11 +72,11 @@ __all__ = [
 ]
 
 INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
-_JSON_OBJECT = re.compile(r'\{\s*(?:"|\}|$)')
+_JSON_OBJECT = re.compile(r'\{\s*(?:"|$)')
 
 
 def opens_json_object(text: str) -> bool:
-    """Whether a file's first non-blank text opens a JSON object: ``{`` then a key's quote or ``}``.
+    """Whether a file's first non-blank text opens a JSON object: ``{`` then a key's quote (or nothing more).
 
     A TREC id may start with ``{`` (``{{x}}q1``), but no whitespace-separated field holds a
     ``{"`` that opens a JSON key, so such a file is read as TREC, and a JSON-lines log is named.
