@@ -27,7 +27,7 @@ from .._core.columns import (
     is_missing,
 )
 from .._core.frames import as_pandas
-from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
+from .._errors import ColumnError, DuplicateTextWarning, InputError, RankvizWarning, warn
 from ..measures import Measure, parse_measure
 
 __all__ = ["PerQueryTable", "per_query_table", "query_keys", "query_texts", "is_reciprocal_rank"]
@@ -156,7 +156,8 @@ def per_query_table(data, caller: str, *, require_query: bool = True) -> PerQuer
 def query_texts(queries, caller: str) -> dict[str, str]:
     """``{query id: text}`` from a DataFrame (a query id column or index and a text column), a Series or a dict.
 
-    ``None`` gives an empty dict. Missing texts become ``""``. Text columns are
+    ``None`` gives an empty dict. Missing texts become ``""`` (with one warning); a text that is not a
+    string (a number, a list) and a missing query id are refused, naming them. Text columns are
     looked for in the order ``text``, ``query_text``, ``question``, ``title``.
     """
     if queries is None:
@@ -209,12 +210,15 @@ def _one_text_each(pairs, caller: str, column=None) -> dict[str, str]:
     """{id: text}, the first text of an id kept; an id given two different texts is said, not silently overwritten."""
     out: dict[str, str] = {}
     clash = None
+    missing: list[str] = []
     for q, t in pairs:
         if is_missing(q) or not isinstance(q, Hashable) or is_listlike(q):
             raise InputError(
                 f"{caller}: the queries hold a query id {q!r}; every text needs its query id (a string or an "
                 "integer). Fill it in or drop that entry."
             )
+        if is_missing(t):
+            missing.append(str(q))
         q, t = str(q), _text(t, q, caller, column)
         if q in out:
             if out[q] != t and clash is None:
@@ -227,6 +231,12 @@ def _one_text_each(pairs, caller: str, column=None) -> dict[str, str]:
             f"{caller}: query {q!r} has two different texts ({first[:40]!r} and {second[:40]!r}); the first is shown. "
             "Drop the repeated ids from the queries (e.g. queries.drop_duplicates('query_id')) to choose.",
             DuplicateTextWarning,
+        )
+    if missing:  # read as "" (no words): say so, since the words of a query's text are slices and lengths
+        warn(
+            f"{caller}: {len(missing)} query text(s) are missing (None or NaN; the first of query {missing[0]!r}) and "
+            "are read as empty: those queries have no words. Fill them in, or drop those rows from the queries.",
+            RankvizWarning,
         )
     return out
 

@@ -106,14 +106,17 @@ def test_text_that_is_no_string_is_refused_naming_query_and_column(value):
         rankviz.failure_slices(per_query_table(), measure="RR@10", system="A", queries=queries, min_count=2)
 
 
-def test_missing_text_is_still_no_text():
+def test_missing_text_is_read_as_empty_with_a_warning():
     from rankviz.io.per_query import query_texts
 
-    texts = query_texts(_queries_with("text", None), "failure_slices")
+    said = r"failure_slices: 1 query text\(s\) are missing \(None or NaN; the first of query 'q1'\)"
+    with pytest.warns(rankviz.RankvizWarning, match=said):
+        texts = query_texts(_queries_with("text", None), "failure_slices")
     assert texts["q1"] == "" and texts["q2"] == "how to parse csv files"
-    table = rankviz.failure_slices(
-        per_query_table(), measure="RR@10", system="A", queries=_queries_with("text", None), min_count=2
-    )
+    with pytest.warns(rankviz.RankvizWarning, match=said):
+        table = rankviz.failure_slices(
+            per_query_table(), measure="RR@10", system="A", queries=_queries_with("text", np.nan), min_count=2
+        )
     assert isinstance(table, pd.DataFrame)
 
 
