@@ -26,7 +26,7 @@ import os
 from collections.abc import Mapping
 
 from .._core.checks import shown
-from .._errors import InputError
+from .._errors import InputError, RankvizWarning, warn
 from ..io.json_text import load_json
 from ..io.label_file import check_grade, check_text
 
@@ -163,6 +163,13 @@ def _annotations(task: Mapping, number: int, where: str) -> list:
     return next((annotations for annotations in found if annotations), [])
 
 
+def _cancelled(annotation: Mapping, where: str) -> bool:
+    cancelled = annotation.get("was_cancelled")
+    if cancelled is not None and not isinstance(cancelled, bool):
+        raise _wrong_type(where, "was_cancelled", cancelled, "true or false")
+    return bool(cancelled)
+
+
 def _grade(annotation: Mapping, grades: Mapping | None, where: str) -> int | None:
     """The grade an annotation gives (None when it holds no choice, rating or number)."""
     results = annotation.get("result")
@@ -227,7 +234,15 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
     rankviz.InputError
         For an export that is not a list of tasks, a task without the id keys, an id or
         a grade that :meth:`rankviz.labels.LabelStore.add` would refuse, a choice that
-        is no grade, or a time that is not ISO 8601.
+        is no grade, a time that is not ISO 8601, or a field of the wrong JSON type
+        (``annotations`` or ``result`` not a list, an annotation not an object,
+        ``was_cancelled`` not a boolean), naming the task and the field.
+
+    Warns
+    -----
+    RankvizWarning
+        Once, with their counts, for tasks that give no judgement (no annotation, only
+        cancelled ones, or none with a grade) and annotations without a grade.
     """
     if isinstance(export, Mapping):
         export = [export]
@@ -241,16 +256,30 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
             f"({{'Relevant': 1, 'Not relevant': 0}}). Got {shown(grades)} instead."
         )
     rows = []
+    unlabelled: list[str] = []  # tasks that give no row, and annotations without a grade
+    ungraded: list[str] = []
     for number, task in enumerate(export):
         where = f"task {shown(task.get('id', number))}"
+        before = len(rows)
         for annotation in _annotations(task, number, where):
-            if annotation.get("was_cancelled"):
+            if _cancelled(annotation, where):
                 continue
             grade = _grade(annotation, grades, where)
             if grade is None:
+                ungraded.append(where)
                 continue
             query_id, doc_id = _ids(task, query_key, doc_key, where)
             rows.append((query_id, doc_id, grade, _annotator(annotation, where), _instant(annotation, where)))
+        if len(rows) == before:
+            unlabelled.append(where)
+    if unlabelled or ungraded:  # not imported: fewer judgements than tasks, said once
+        parts = [f"{len(unlabelled)} task(s) have no graded annotation that is not cancelled (the first: "
+                 f"{unlabelled[0]})"] if unlabelled else []  # fmt: skip
+        if ungraded:
+            parts.append(f"{len(ungraded)} annotation(s) hold no grade (no choices, rating or number; the first in "
+                         f"{ungraded[0]})")  # fmt: skip
+        warn(f"{_CALLER}: {' and '.join(parts)}; they are not imported. Label those tasks, or pass an export of "
+             "the labelled tasks only to silence this.", RankvizWarning)  # fmt: skip
     minimum = datetime.datetime.min.replace(tzinfo=datetime.UTC)
     rows.sort(key=lambda row: minimum if row[4] is None else row[4])
     return [(*row[:4], "" if row[4] is None else row[4].isoformat(timespec="microseconds")) for row in rows]
