@@ -24,6 +24,7 @@ from .run_frame import RunParts, run_frame
 __all__ = [
     "Attributes",
     "bad_line",
+    "inexact_scores",
     "json_kind",
     "parse_record",
     "record_scores",
@@ -81,6 +82,9 @@ def _record_problem(record, f, kinds) -> str | None:
         for s in scores:
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(float(s)):
                 return f"every score in {f.score!r} must be a finite number, found {json.dumps(s)}"
+            if isinstance(s, int) and abs(s) > MAX_EXACT:
+                return (f"the score {s} in {f.score!r} is an integer beyond 2**53, which float64 rounds (as the TREC "
+                        "readers, rankviz refuses it); write it as a float (1e18) if rounding is meant")  # fmt: skip
     if f.relevant:
         gold = record.get(f.relevant)
         if isinstance(gold, dict) and kinds.graded is False or isinstance(gold, list) and kinds.graded:
@@ -96,6 +100,15 @@ def _record_problem(record, f, kinds) -> str | None:
     if f.text and not isinstance(record.get(f.text), (str, type(None))):
         return f"the {f.text!r} field (the query text) must be a string"
     return None
+
+
+def inexact_scores(records: list[dict], score: str) -> bool:
+    """Whether a record's scores hold a JSON integer beyond 2**53 (pyarrow reads it as a rounded float)."""
+    return any(
+        isinstance(s, int) and not isinstance(s, bool) and abs(s) > MAX_EXACT
+        for record in records
+        for s in (record.get(score) if isinstance(record.get(score), list) else ())
+    )
 
 
 def _no_duplicate_keys(pairs):

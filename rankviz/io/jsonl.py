@@ -47,6 +47,7 @@ from .._errors import InputError, RankvizWarning, TrecFormatError, warn
 from .json_lines import (
     Attributes,
     bad_line,
+    inexact_scores,
     json_kind,
     parse_record,
     record_scores,
@@ -244,6 +245,10 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
     if table.num_rows != expected or not _fine(table, f):
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule")
     records = _records(name, first, block, f, kinds) if extra else None
+    if f.score and _beyond_exact(table.column(f.score)):  # an integer score there would be rounded: look closer
+        records = records if records is not None else _records(name, first, block, f, kinds)
+        if inexact_scores(records, f.score):
+            raise bad_line(name, first, block, f, kinds, "an integer score beyond 2**53")
     queries = _ids(table.column(f.query), kinds.query)
     retrieved = table.column(f.retrieved).combine_chunks()
     parent = pc.list_parent_indices(retrieved).to_numpy(zero_copy_only=False)
@@ -261,6 +266,11 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
     if f.text:
         parts.texts.append(table.column(f.text).fill_null(""))
     parts.attributes.add(records, f.named(), table.num_rows)
+
+
+def _beyond_exact(scores) -> bool:
+    flat = pc.list_flatten(scores)
+    return bool(len(flat)) and (pc.max(pc.abs(flat)).as_py() or 0.0) > MAX_EXACT
 
 
 def _fine(table: pa.Table, f: _Fields) -> bool:
