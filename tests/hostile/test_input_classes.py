@@ -297,3 +297,53 @@ def test_holes_refuse_a_repeated_document(qrels):
         labels.holes(run, D.qrels_frame() if qrels else None, k=5)
     with pytest.raises(rankviz.DuplicateError, match="bounds: the run retrieves the same document"):
         labels.bounds(run, D.qrels_frame(), ["P@5"], k=5)
+
+
+# ---------------------------------------------------------------------------------------------- more of the same classes
+
+
+@pytest.mark.parametrize("score", [2**60, -(2**63)])
+def test_read_jsonl_refuses_an_integer_score_beyond_2_53(tmp_path, score):
+    records = D.jsonl_log_records()
+    records[1]["scores"][0] = score
+    with pytest.raises(
+        rankviz.TrecFormatError, match=rf"log\.jsonl, line 2: the score {score} in 'scores' is an integer"
+    ):
+        rankviz.read_jsonl(_log(tmp_path, records))
+
+
+def test_read_jsonl_keeps_large_float_scores(tmp_path):
+    records = D.jsonl_log_records()
+    records[1]["scores"] = [s * 1e18 for s in records[1]["scores"]]
+    log = rankviz.read_jsonl(_log(tmp_path, records))
+    assert log.run["score"].max() > 2**53
+
+
+@pytest.mark.parametrize("value", [1, "true", [False], None])
+def test_label_studio_was_cancelled_must_be_a_boolean(tmp_path, value):
+    tasks = D.label_studio_tasks()
+    tasks[0]["annotations"][0]["was_cancelled"] = value
+    store = LabelStore(tmp_path / "store.db")
+    if value is None:  # absent: not cancelled
+        assert store.import_label_studio(tasks, grades=GRADES) == len(tasks)
+        return
+    with pytest.raises(rankviz.InputError, match=r"task 1 has 'was_cancelled' = .*Label Studio writes true or false"):
+        store.import_label_studio(tasks, grades=GRADES)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda task: task.update(annotations=[]),
+        lambda task: task["annotations"][0].update(was_cancelled=True),
+        lambda task: task["annotations"][0].update(result=[]),
+        lambda task: task["annotations"][0]["result"][0].update(value={}),
+        lambda task: task["annotations"][0]["result"][0]["value"].update(choices=None),
+    ],
+)
+def test_label_studio_tasks_that_give_no_judgement_are_said(tmp_path, damage):
+    tasks = D.label_studio_tasks()
+    damage(tasks[0])
+    store = LabelStore(tmp_path / "store.db")
+    with pytest.warns(rankviz.RankvizWarning, match=r"1 task\(s\) have no graded annotation .*the first: task 1\)"):
+        assert store.import_label_studio(tasks, grades=GRADES) == len(tasks) - 1
