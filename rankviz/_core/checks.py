@@ -117,7 +117,9 @@ def check_probability(value, name: str, caller: str) -> float:
 KEEP_FIRST = "pass duplicates='first' to keep the best-ranked row of each pair"
 
 
-def repeated_documents(count: int, examples: list[str], *, what: str = "The run", fix: str = KEEP_FIRST) -> DuplicateError:
+def repeated_documents(
+    count: int, examples: list[str], *, what: str = "The run", fix: str = KEEP_FIRST
+) -> DuplicateError:
     """The error for a run that retrieves a document twice for one query: the one message of every caller.
 
     ``examples`` name up to three repeats (``"query 'q1', doc 'd3' in system 'bm25'"``).

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -104,10 +105,10 @@ def _record_problem(record, f, kinds) -> str | None:
 
 def inexact_scores(records: list[dict], score: str) -> bool:
     """Whether a record's scores hold a JSON integer beyond 2**53 (pyarrow reads it as a rounded float)."""
+    lists = [scores for scores in (record.get(score) for record in records) if isinstance(scores, list)]
     return any(
         isinstance(s, int) and not isinstance(s, bool) and abs(s) > MAX_EXACT
-        for record in records
-        for s in (record.get(score) if isinstance(record.get(score), list) else ())
+        for s in itertools.chain.from_iterable(lists)
     )
 
 

@@ -72,20 +72,22 @@ __all__ = [
 ]
 
 INTEGER = r"[+-]?[0-9]+(?:\.0*)?"
+DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+
 _JSON_OBJECT = re.compile(r'\{\s*(?:"|$)')
 
 
 def opens_json_object(text: str) -> bool:
     """Whether a file's first non-blank text opens a JSON object: ``{`` then a key's quote (or nothing more).
 
-    A TREC id may start with ``{`` (``{{x}}q1``), but no whitespace-separated field holds a
-    ``{"`` that opens a JSON key, so such a file is read as TREC, and a JSON-lines log is named.
+    A TREC id may start with ``{`` (``{{x}}q1``): only a file that starts with ``{"`` (a JSON key)
+    or a lone ``{`` is taken for a JSON-lines log, to be named as one instead of read as TREC.
 
     >>> opens_json_object('{"query_id": "q1"}'), opens_json_object("{{x}}q1 0 d1 1")
     (True, False)
     """
     return bool(_JSON_OBJECT.match(text.lstrip("\ufeff \t\r\n")))
-DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+
 
 _SEPARATORS = " \t\n\v\f\r"  # isspace() in the C locale: trec_eval's field separators
 _IS_SEPARATOR = np.zeros(256, dtype=bool)

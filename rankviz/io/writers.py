@@ -142,7 +142,8 @@ def write_jsonl(run, path, *, qrels=None, queries=None, columns=None) -> None:
     if cols.system is not None and frame[cols.system].nunique() > 1:
         raise InputError("write_jsonl writes one system per file; select one system first.")
     qid, did = frame[cols.query].astype("str"), frame[cols.doc].astype("str")
-    score = key_array(frame, cols, order=None, score_dtype="float64", caller="write_jsonl")  # JSON has no NaN or infinity: refused, naming the row
+    # JSON has no NaN or infinity: key_array refuses them (and text or missing scores), naming the row
+    score = key_array(frame, cols, order=None, score_dtype="float64", caller="write_jsonl")
     key = -score
     order, _ = trec_order(qid, key, did)
     lists: dict[str, tuple[list, list]] = {}

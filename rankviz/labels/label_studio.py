@@ -255,7 +255,7 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
             f"The 'grades' parameter of {_CALLER} must be a dict from choice label to grade "
             f"({{'Relevant': 1, 'Not relevant': 0}}). Got {shown(grades)} instead."
         )
-    rows = []
+    rows: list[tuple] = []
     unlabelled: list[str] = []  # tasks that give no row, and annotations without a grade
     ungraded: list[str] = []
     for number, task in enumerate(export):
