@@ -240,7 +240,7 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
-            f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
+            f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them first."
         )
     if use == "rank" and (np.abs(values) > MAX_EXACT).any():
         i = int(np.flatnonzero(np.abs(values) > MAX_EXACT)[0])
