@@ -12,9 +12,17 @@ import numbers
 from collections.abc import Iterable
 from typing import Literal, TypeVar, overload
 
-from .._errors import InputError
+from .._errors import DuplicateError, InputError
 
-__all__ = ["check_cutoff", "check_int", "check_rel", "check_choice", "check_probability", "shown"]
+__all__ = [
+    "check_cutoff",
+    "check_int",
+    "check_rel",
+    "check_choice",
+    "check_probability",
+    "repeated_documents",
+    "shown",
+]
 
 _T = TypeVar("_T")
 
@@ -103,3 +111,24 @@ def check_probability(value, name: str, caller: str) -> float:
             f"The {name!r} parameter of {caller} must be a float in the open interval (0, 1). Got {value!r} instead."
         )
     return float(value)
+
+
+#: the fix a caller that takes ``duplicates=`` gives for a repeated document
+KEEP_FIRST = "pass duplicates='first' to keep the best-ranked row of each pair"
+
+
+def repeated_documents(
+    count: int, examples: list[str], *, what: str = "The run", fix: str = KEEP_FIRST
+) -> DuplicateError:
+    """The error for a run that retrieves a document twice for one query: the one message of every caller.
+
+    ``examples`` name up to three repeats (``"query 'q1', doc 'd3' in system 'bm25'"``).
+
+    >>> print(repeated_documents(1, ["query 'q1', doc 'd3'"]))
+    The run retrieves the same document more than once for a query (1 repeated rows): query 'q1', doc 'd3'. \
+trec_eval refuses such runs; pass duplicates='first' to keep the best-ranked row of each pair.
+    """
+    return DuplicateError(
+        f"{what} retrieves the same document more than once for a query ({count} repeated rows): "
+        f"{'; '.join(examples[:3])}. trec_eval refuses such runs; {fix}."
+    )

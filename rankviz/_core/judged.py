@@ -52,7 +52,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import DuplicateError, InputError
+from .._errors import InputError
+from .checks import repeated_documents
 from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
@@ -488,8 +489,4 @@ def _duplicate_rows(cell, cand, key, docs, src, policy, run: RunArrays, queries,
         system = None if run.systems is None else run.systems[c // n_q]
         where = f" in system {system!r}" if system is not None else ""
         examples.append(f"query {queries[c % n_q]!r}, doc {doc_values[doc_codes[i]]!r}{where}")
-    raise DuplicateError(
-        f"The run retrieves the same document more than once for a query ({int(repeat.sum())} repeated rows): "
-        + "; ".join(examples)
-        + ". trec_eval refuses such runs; pass duplicates='first' to keep the best-ranked row of each pair."
-    )
+    raise repeated_documents(int(repeat.sum()), examples)

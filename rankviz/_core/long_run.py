@@ -8,6 +8,7 @@ Nothing here modifies the caller's frame.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import ColumnError, DuplicateError, IdTypeWarning, InputError, warn
-from .columns import ALIASES, Columns, columns_text, find_column, row_label
+from .columns import ALIASES, Columns, columns_text, find_column, is_missing, row_label
 from .frames import as_pandas, decimals_as_floats
 from .id_codes import encode
 from .memory import blocked_take
@@ -218,8 +219,16 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
     series = frame[name]
     dtype = series.dtype
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype) or dtype.kind == "c":
+        found = _first_non_number(series)
+        if found is not None and is_missing(found[1]):
+            raise InputError(
+                f"The {use} column {name!r} is missing in row {row_label(found[0])} (its dtype is {dtype}); every "
+                f"row needs a number. Fill in or drop those rows (e.g. frame.dropna(subset=[{name!r}]))."
+            )
+        where = f", first not a number in row {row_label(found[0])} ({repr(found[1])[:60]})" if found else ""
         raise InputError(
-            f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}. Convert it with pd.to_numeric(...)"
+            f"The {use} column {name!r} must be numeric; it has dtype {series.dtype}{where}. "
+            "Convert it with pd.to_numeric(...)"
             + (" or keep the real part you mean (.real); complex numbers have no order." if dtype.kind == "c" else ".")
         )
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
@@ -231,7 +240,7 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"The {use} column {name!r} has {int(bad.sum())} value(s) that are NaN or infinite, first at row "
-            f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them before evaluating."
+            f"{row_label(series.index[i])} ({float(values[i])!r}). Drop or fill them first."
         )
     if use == "rank" and (np.abs(values) > MAX_EXACT).any():
         i = int(np.flatnonzero(np.abs(values) > MAX_EXACT)[0])
@@ -242,6 +251,14 @@ def key_array(frame: pd.DataFrame, cols: LongColumns, *, order, score_dtype: str
     if use == "score":
         return values.astype(np.float32).astype(np.float64) if score_dtype == "float32" else values
     return -values
+
+
+def _first_non_number(series: pd.Series) -> tuple | None:
+    """(row label, value) of the first cell that is not a real number (missing, text, bool, ...), or None."""
+    for label, value in zip(series.index, series.array):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)) or is_missing(value):
+            return label, value
+    return None
 
 
 # ------------------------------------------------------------------ arrays

@@ -31,7 +31,7 @@ _CACHE: dict[tuple[str, float], object] = {}
 
 
 def is_log(path) -> bool:
-    """Whether ``path`` names a JSON-lines log (by its name, or its first non-blank byte ``{``).
+    """Whether ``path`` names a JSON-lines log (by its name, or its first non-blank text opening a JSON object).
 
     >>> is_log("runs/bm25.jsonl.gz"), is_log("no/such/run.txt")
     (True, False)
@@ -42,7 +42,7 @@ def is_log(path) -> bool:
             return True
     if not os.path.isfile(path):
         return False
-    from ..io.text_files import open_bytes
+    from ..io.text_files import open_bytes, opens_json_object
 
     try:
         _, _, stream = open_bytes(path)
@@ -50,7 +50,7 @@ def is_log(path) -> bool:
             head = stream.read(4096)
     except Exception:  # noqa: BLE001 - unreadable here: the reader that follows says why
         return False
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    return opens_json_object(head.decode("utf-8", "replace"))  # not an id such as '{{x}}q1'
 
 
 def _log(path):

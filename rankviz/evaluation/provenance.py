@@ -65,7 +65,7 @@ def model_share(run, qrels, *, k: int | None, options: EvalOptions, caller: str)
     rows = rows.sort_values(["s", "q", "key", "d"], ascending=[True, True, False, False], kind="stable")
     if k is not None:
         rows = rows[rows.groupby(["s", "q"], sort=False).cumcount() < k]
-    query_ids = np.asarray(arrays.q_values, dtype=object)[rows["q"].to_numpy()].astype(str)
+    query_ids = np.asarray(arrays.q_values, dtype=object)[rows["q"].to_numpy()]  # str objects: no NUL dropped
     found = kinds.reindex(pd.MultiIndex.from_arrays([query_ids, rows["d"].astype(str).to_numpy()]))
     judged = found.notna().to_numpy()
     by_model = (found == "model").to_numpy()

@@ -187,14 +187,14 @@ def _grades(sub: RunArrays, judged: QrelsArrays | None, docs: np.ndarray) -> np.
 
 def _trec_order(docs: np.ndarray, key: np.ndarray) -> np.ndarray:
     """Positions in trec_eval order: key descending, then doc id descending (code points order as UTF-8 bytes)."""
-    _, doc_rank = np.unique(docs.astype(str), return_inverse=True)
+    _, doc_rank = np.unique(docs, return_inverse=True)  # objects: a str dtype would drop a trailing NUL
     return np.lexsort((-doc_rank, -key))
 
 
 def _first_copies(docs: np.ndarray, key: np.ndarray) -> np.ndarray:
     """``duplicates="first"``: each document's best-ranked row (as the pipeline keeps it)."""
     order = _trec_order(docs, key)
-    _, first = np.unique(docs[order].astype(str), return_index=True)
+    _, first = np.unique(docs[order], return_index=True)
     return np.sort(order[first])
 
 

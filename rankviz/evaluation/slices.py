@@ -59,7 +59,7 @@ import pandas as pd
 from .._core.columns import columns_text, find_column
 from .._core.options import EvalOptions
 from .._errors import ColumnError, InputError
-from ..io.per_query import query_texts
+from ..io.per_query import query_keys, query_texts
 from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats.attribute_bins import MISSING, attribute_segments, check_scalars
@@ -183,7 +183,7 @@ def _run_column(run, name: str, j, options: EvalOptions) -> pd.Series:
 
 def _queries_column(queries: pd.DataFrame, name: str, ids: np.ndarray) -> pd.Series:
     qcol = find_column(queries, "query", required=False, what="queries")
-    keys = queries[qcol] if qcol is not None and qcol != name else queries.index.to_series()
+    keys = query_keys(queries, qcol if qcol != name else None)  # a missing id is refused, not read as 'nan'
     return _mapped(pd.Series(queries[name].to_numpy(dtype=object), index=keys.astype("str").to_numpy()), ids,
                    f"the queries column {name!r}")  # fmt: skip
 

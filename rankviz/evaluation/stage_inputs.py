@@ -15,11 +15,11 @@ from os import PathLike
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_cutoff, check_rel
+from .._core.checks import check_cutoff, check_rel, repeated_documents
 from .._core.columns import find_column
 from .._core.input_shapes import run_arrays
 from .._core.options import EvalOptions
-from .._errors import DuplicateError, InputError, RankvizWarning, warn
+from .._errors import InputError, RankvizWarning, warn
 from ..io import read_run
 from .pipeline import read_judgements, read_run_input
 
@@ -118,18 +118,15 @@ def _one_stage(name: str, run, judgements, options: EvalOptions) -> tuple[dict, 
             f"stages: stage {name!r} holds {len(arrays.systems)} systems ({', '.join(map(repr, arrays.systems[:3]))}"
             "...); pass one system per stage, and one stages() call per system."
         )
-    docs = np.asarray(arrays.docs.to_pylist(), dtype=object).astype(str)
+    # ids stay Python strings in object arrays: numpy's fixed-width str dtype would drop a trailing NUL ('d\x00')
+    docs = np.asarray(arrays.docs.to_pylist(), dtype=object)
     _, doc_rank = np.unique(docs, return_inverse=True)
     order = np.lexsort((-doc_rank, -arrays.key, arrays.q_codes))
-    frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]].astype(str), "d": docs[order]})
+    frame = pd.DataFrame({"q": arrays.q_values[arrays.q_codes[order]], "d": docs[order]})
     repeated = frame.duplicated()
     if repeated.any() and options.duplicates == "error":
-        examples = "; ".join(f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False))
-        raise DuplicateError(
-            f"stages: stage {name!r} retrieves the same document more than once for a query ({int(repeated.sum())} "
-            f"repeated rows): {examples}. trec_eval refuses such runs; pass duplicates='first' to keep the "
-            "best-ranked row of each pair."
-        )
+        examples = [f"query {q!r}, doc {d!r}" for q, d in frame[repeated].head(3).itertuples(index=False)]
+        raise repeated_documents(int(repeated.sum()), examples, what=f"stages: stage {name!r}")
     frame = frame[~repeated]  # duplicates="first": each document's best-ranked row
     lists = {str(q): list(part) for q, part in frame.groupby("q", sort=False)["d"]}
     for q in arrays.q_values:

@@ -12,7 +12,6 @@ an error naming the file, the line and the fix.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pyarrow as pa
 import pyarrow.json as pa_json
 
 from .._errors import InputError, TrecFormatError
+from .json_text import load_json
 from .run_frame import string_series
 from .text_files import CORRUPT, open_bytes
 from .trec_lines import Shape
@@ -30,6 +30,8 @@ __all__ = ["BeirData", "read_beir"]
 
 _HEADER = ("query-id", "corpus-id", "score")
 _SUFFIXES = ("", ".gz", ".bz2", ".xz")
+#: what a line of BEIR's JSON files holds, for the message on one nested too deeply
+_FLAT = "each line of a BEIR file is one flat object ('_id', 'text', 'title' strings)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,9 +70,11 @@ def _bad_json_line(name: str, path, fields: tuple[str, ...]) -> TrecFormatError 
                 continue
             shown = raw.decode("utf-8", "replace").strip()[:200]
             try:
-                record = json.loads(raw.decode("utf-8").removeprefix("\ufeff"))
+                record = load_json(raw.decode("utf-8").removeprefix("\ufeff"), f"{name}, line {number}", fix=_FLAT)
             except UnicodeDecodeError as exc:
                 return TrecFormatError(f"{name}, line {number}: the file is not valid UTF-8 ({exc.reason}).")
+            except TrecFormatError as exc:  # nested too deeply
+                return exc
             except ValueError as exc:
                 return TrecFormatError(f"{name}, line {number}: not a valid JSON object ({exc}): {shown!r}")
             if not isinstance(record, dict) or not isinstance(record.get("_id"), (str, int)):

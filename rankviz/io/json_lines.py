@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -18,11 +19,13 @@ import pyarrow.compute as pc
 
 from .._core.long_run import MAX_EXACT
 from .._errors import InputError, TrecFormatError
+from .json_text import load_json
 from .run_frame import RunParts, run_frame
 
 __all__ = [
     "Attributes",
     "bad_line",
+    "inexact_scores",
     "json_kind",
     "parse_record",
     "record_scores",
@@ -80,6 +83,9 @@ def _record_problem(record, f, kinds) -> str | None:
         for s in scores:
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(float(s)):
                 return f"every score in {f.score!r} must be a finite number, found {json.dumps(s)}"
+            if isinstance(s, int) and abs(s) > MAX_EXACT:
+                return (f"the score {s} in {f.score!r} is an integer beyond 2**53, which float64 rounds (as the TREC "
+                        "readers, rankviz refuses it); write it as a float (1e18) if rounding is meant")  # fmt: skip
     if f.relevant:
         gold = record.get(f.relevant)
         if isinstance(gold, dict) and kinds.graded is False or isinstance(gold, list) and kinds.graded:
@@ -97,6 +103,15 @@ def _record_problem(record, f, kinds) -> str | None:
     return None
 
 
+def inexact_scores(records: list[dict], score: str) -> bool:
+    """Whether a record's scores hold a JSON integer beyond 2**53 (pyarrow reads it as a rounded float)."""
+    lists = [scores for scores in (record.get(score) for record in records) if isinstance(scores, list)]
+    return any(
+        isinstance(s, int) and not isinstance(s, bool) and abs(s) > MAX_EXACT
+        for s in itertools.chain.from_iterable(lists)
+    )
+
+
 def _no_duplicate_keys(pairs):
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
@@ -104,9 +119,13 @@ def _no_duplicate_keys(pairs):
     return dict(pairs)
 
 
+#: what a JSON-lines record holds, for the message on one nested too deeply
+_FLAT = "a record holds ids, scores and flat attributes"
+
+
 def parse_record(raw: bytes):
-    """One line as Python values; a key repeated in any object raises ValueError, deep nesting RecursionError."""
-    return json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+    """One line as Python values; a key repeated in any object or nesting too deep raises a ValueError."""
+    return load_json(raw, "a JSON line", fix=_FLAT, object_pairs_hook=_no_duplicate_keys)
 
 
 def _record_line(block: bytes, index: int) -> int:
@@ -177,12 +196,9 @@ def bad_line(name: str, first: int, block: bytes, f, kinds, reason: str = "") ->
         except UnicodeDecodeError as exc:
             return TrecFormatError(f"{name}, line {number}: the file is not valid UTF-8 ({exc.reason}).")
         try:
-            record = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        except RecursionError:
-            return TrecFormatError(
-                f"{name}, line {number}: the JSON is nested too deeply to read (thousands of levels); "
-                f"a record holds ids, scores and flat attributes: {shown[:60]!r}"
-            )
+            record = load_json(text, f"{name}, line {number}", fix=_FLAT, object_pairs_hook=_no_duplicate_keys)
+        except TrecFormatError as exc:  # nested too deeply
+            return TrecFormatError(f"{exc} {shown[:60]!r}")
         except ValueError as exc:
             hint = " (one JSON object per line)" if "Extra data" in str(exc) else ""
             return TrecFormatError(f"{name}, line {number}: not a valid JSON object{hint}: {exc}: {shown!r}")

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import re
 
 import numpy as np
@@ -48,6 +47,7 @@ from .._errors import InputError, RankvizWarning, TrecFormatError, warn
 from .json_lines import (
     Attributes,
     bad_line,
+    inexact_scores,
     json_kind,
     parse_record,
     record_scores,
@@ -56,6 +56,7 @@ from .json_lines import (
     system_name,
     unique_queries,
 )
+from .json_text import load_json
 from .run_frame import RunParts, run_frame, string_series
 from .text_files import CORRUPT, open_bytes
 
@@ -136,9 +137,9 @@ def _learn_kinds(kinds: _Kinds, block: bytes, f: _Fields) -> None:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            return  # the parse of the block will name this line
+            record = load_json(line, "a JSON line", fix="")
+        except ValueError:  # not JSON, or nested too deeply: the parse of the block will name this line
+            return
         if not isinstance(record, dict):
             return
         kinds.query = kinds.query or json_kind(record.get(f.query))
@@ -178,7 +179,7 @@ def _records(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds) -> 
     """Every record of the block as a dict (Python's json; a repeated key or deep nesting names its line)."""
     try:
         return [parse_record(raw) for raw in block.split(b"\n") if raw.strip()]
-    except (ValueError, RecursionError):
+    except ValueError:  # not JSON, a repeated key, nesting too deep
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule") from None
 
 
@@ -244,6 +245,10 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
     if table.num_rows != expected or not _fine(table, f):
         raise bad_line(name, first, block, f, kinds, "a record breaks a rule")
     records = _records(name, first, block, f, kinds) if extra else None
+    if f.score and _beyond_exact(table.column(f.score)):  # an integer score there would be rounded: look closer
+        records = records if records is not None else _records(name, first, block, f, kinds)
+        if inexact_scores(records, f.score):
+            raise bad_line(name, first, block, f, kinds, "an integer score beyond 2**53")
     queries = _ids(table.column(f.query), kinds.query)
     retrieved = table.column(f.retrieved).combine_chunks()
     parent = pc.list_parent_indices(retrieved).to_numpy(zero_copy_only=False)
@@ -263,6 +268,11 @@ def _block(name: str, first: int, block: bytes, f: _Fields, kinds: _Kinds, parts
     parts.attributes.add(records, f.named(), table.num_rows)
 
 
+def _beyond_exact(scores) -> bool:
+    flat = pc.list_flatten(scores)
+    return bool(len(flat)) and (pc.max(pc.abs(flat)).as_py() or 0.0) > MAX_EXACT
+
+
 def _fine(table: pa.Table, f: _Fields) -> bool:
     """Whether the values of a parsed block keep the rules that Arrow can check without Python objects."""
     if table.column(f.query).null_count or table.column(f.retrieved).null_count:
@@ -278,8 +288,8 @@ def _fine(table: pa.Table, f: _Fields) -> bool:
         lengths = pc.equal(pc.list_value_length(scores), pc.list_value_length(retrieved))
         if (scores.null_count and not f.optional_score) or not pc.all(pc.fill_null(lengths, True)).as_py():
             return False
-        flat = pc.list_flatten(scores)
-        if len(flat) and not pc.all(pc.is_finite(flat)).as_py():
+        flat = pc.list_flatten(scores)  # a null score ([1.0, null]) is no number: pc.all would skip it
+        if flat.null_count or (len(flat) and not pc.all(pc.is_finite(flat)).as_py()):
             return False
     return True
 

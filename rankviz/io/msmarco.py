@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import Columns
-from .._core.long_run import resolve_long_run, resolve_qrels
+from .._core.long_run import key_array, resolve_long_run, resolve_qrels
 from .._errors import InputError
 from .run_frame import RunParts, check_writable_ids, parts_from_fields, trec_order
 
@@ -84,10 +84,7 @@ def write_msmarco_run(run, path, *, columns=None) -> None:
     frame = cols.frame
     qid, did = frame[cols.query].astype("str"), frame[cols.doc].astype("str")
     check_writable_ids(qid, did)
-    if cols.score is not None:
-        key = -pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
-    else:
-        key = pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
+    key = -key_array(frame, cols, order=None, score_dtype="float64", caller="write_run")
     if cols.system is not None and frame[cols.system].nunique() > 1:
         raise InputError("write_run writes one system per file; select one system first.")
     order, ranks = trec_order(qid, key, did)

@@ -13,16 +13,24 @@ messages.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 import pandas as pd
 
-from .._core.columns import ALIASES, TEXT_COLUMNS, check_key_cells, columns_text, find_column
+from .._core.columns import (
+    ALIASES,
+    TEXT_COLUMNS,
+    check_key_cells,
+    columns_text,
+    find_column,
+    is_listlike,
+    is_missing,
+)
 from .._core.frames import as_pandas
-from .._errors import ColumnError, DuplicateTextWarning, InputError, warn
+from .._errors import ColumnError, DuplicateTextWarning, InputError, RankvizWarning, warn
 from ..measures import Measure, parse_measure
 
-__all__ = ["PerQueryTable", "per_query_table", "query_texts", "is_reciprocal_rank"]
+__all__ = ["PerQueryTable", "per_query_table", "query_keys", "query_texts", "is_reciprocal_rank"]
 
 
 def is_reciprocal_rank(column) -> bool:
@@ -148,7 +156,8 @@ def per_query_table(data, caller: str, *, require_query: bool = True) -> PerQuer
 def query_texts(queries, caller: str) -> dict[str, str]:
     """``{query id: text}`` from a DataFrame (a query id column or index and a text column), a Series or a dict.
 
-    ``None`` gives an empty dict. Missing texts become ``""``. Text columns are
+    ``None`` gives an empty dict. Missing texts become ``""`` (with one warning); a text that is not a
+    string (a number, a list) and a missing query id are refused, naming them. Text columns are
     looked for in the order ``text``, ``query_text``, ``question``, ``title``.
     """
     if queries is None:
@@ -167,27 +176,50 @@ def query_texts(queries, caller: str) -> dict[str, str]:
     text = next((c for c in TEXT_COLUMNS if c in queries.columns and c != query), None)
     if text is None and query in TEXT_COLUMNS:  # a lone 'question' column is the text, not the query id
         query, text = None, query
-    if query is not None:
-        ids = queries[query]
-    elif queries.index.name in ALIASES["query"]:
-        ids = queries.index.to_series()
-    else:
-        ids = None
-    if ids is None or text is None:
+    if text is None or (query is None and queries.index.name not in ALIASES["query"]):
         raise ColumnError(
             f"{caller}: queries must be a DataFrame with a query id column ('query_id', 'qid' or 'query') and a "
             f"text column ('text', 'query_text', 'question' or 'title'), as rankviz.read_topics returns; its "
             f"columns are {columns_text(queries.columns)}."
         )
-    return _one_text_each(zip(ids.tolist(), queries[text].tolist()), caller)
+    ids = query_keys(queries, query)
+    return _one_text_each(zip(ids.tolist(), queries[text].tolist()), caller, text)
 
 
-def _one_text_each(pairs, caller: str) -> dict[str, str]:
+def query_keys(queries: pd.DataFrame, query) -> pd.Series:
+    """The query ids of a queries frame: its ``query`` column, else its index (as a column: rows by position).
+
+    A missing id (None, NaN, NA) is refused naming its row, as in every key column: read as
+    the text ``'nan'`` or dropped by a lookup, it would move its row's text and attributes in silence.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> query_keys(pd.DataFrame({"query_id": ["q1", "q2"], "text": ["a", "b"]}), "query_id").tolist()
+    ['q1', 'q2']
+    """
+    if query is not None:
+        check_key_cells(queries, query, "query", "queries frame")
+        return queries[query]
+    ids = queries.index.to_series(index=pd.RangeIndex(len(queries)), name=queries.index.name or "index")
+    check_key_cells(ids.to_frame(), ids.name, "query", "queries frame (index)")
+    return ids
+
+
+def _one_text_each(pairs, caller: str, column=None) -> dict[str, str]:
     """{id: text}, the first text of an id kept; an id given two different texts is said, not silently overwritten."""
     out: dict[str, str] = {}
     clash = None
+    missing: list[str] = []
     for q, t in pairs:
-        q, t = str(q), _text(t)
+        if is_missing(q) or not isinstance(q, Hashable) or is_listlike(q):
+            raise InputError(
+                f"{caller}: the queries hold a query id {q!r}; every text needs its query id (a string or an "
+                "integer). Fill it in or drop that entry."
+            )
+        if is_missing(t):
+            missing.append(str(q))
+        q, t = str(q), _text(t, q, caller, column)
         if q in out:
             if out[q] != t and clash is None:
                 clash = (q, out[q], t)
@@ -200,8 +232,28 @@ def _one_text_each(pairs, caller: str) -> dict[str, str]:
             "Drop the repeated ids from the queries (e.g. queries.drop_duplicates('query_id')) to choose.",
             DuplicateTextWarning,
         )
+    if missing:  # read as "" (no words): say so, since the words of a query's text are slices and lengths
+        warn(
+            f"{caller}: {len(missing)} query text(s) are missing (None or NaN; the first of query {missing[0]!r}) and "
+            "are read as empty: those queries have no words. Fill them in, or drop those rows from the queries.",
+            RankvizWarning,
+        )
     return out
 
 
-def _text(value) -> str:
-    return "" if value is None or (isinstance(value, float) and value != value) or value is pd.NA else str(value)
+def _text(value, query: str, caller: str, column) -> str:
+    """A query's text: a string, or "" when missing; a number, list or other object is refused (it is no text).
+
+    ``str(inf)`` is ``'inf'`` and ``str(['a'])`` is ``"['a']"``: read as text, each would add words the
+    query never had, and change every slice of its terms in silence.
+    """
+    if isinstance(value, str):
+        return value
+    if is_missing(value):
+        return ""
+    where = f"column {str(column)!r}" if column is not None else "the texts"
+    raise InputError(
+        f"{caller}: the text of query {query!r} ({where}) is a {type(value).__name__} ({value!r:.60}), not a string. "
+        "Give each query its text as a string (missing texts may be None), e.g. fix that row or convert the "
+        "column with .astype(str) if the values are meant as words."
+    )

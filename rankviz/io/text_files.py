@@ -31,8 +31,9 @@ from pathlib import Path
 
 from .._errors import InputError, RankvizWarning, TrecFormatError, warn
 
-__all__ = ["CORRUPT", "display_name", "open_bytes", "read_text", "comment_lines", "warn_comments"]
+__all__ = ["CORRUPT", "display_name", "open_bytes", "opens_json_object", "read_text", "comment_lines", "warn_comments"]
 
+_JSON_OBJECT = re.compile(r'\{\s*(?:"|$)')
 _SEPARATORS = " \t\n\v\f\r"  # isspace() in the C locale: trec_eval's field separators
 _COMMENT = re.compile(r"^[ \t\v\f\r]*#", re.MULTILINE)
 _COMPRESSED = (
@@ -40,6 +41,18 @@ _COMPRESSED = (
     (b"BZh", "bzip2", bz2.decompress),
     (b"\xfd7zXZ\x00", "xz", lzma.decompress),
 )
+
+
+def opens_json_object(text: str) -> bool:
+    """Whether a file's first non-blank text opens a JSON object: ``{`` then a key's quote (or nothing more).
+
+    A TREC id may start with ``{`` (``{{x}}q1``): only a file that starts with ``{"`` (a JSON key)
+    or a lone ``{`` is taken for a JSON-lines log, to be named as one instead of read as TREC.
+
+    >>> opens_json_object('{"query_id": "q1"}'), opens_json_object("{{x}}q1 0 d1 1")
+    (True, False)
+    """
+    return bool(_JSON_OBJECT.match(text.lstrip("\ufeff \t\r\n")))
 
 
 def display_name(path) -> str:

@@ -43,7 +43,7 @@ from .._core.long_run import MAX_EXACT
 from .._core.memory import POOL, release_memory
 from .._errors import InputError, TrecFormatError
 from .run_frame import TagCodes
-from .text_files import CORRUPT, open_bytes, warn_comments
+from .text_files import CORRUPT, open_bytes, opens_json_object, warn_comments
 from .trec_lines import DECIMAL, FOREIGN, INTEGER, Shape, first_data_line, locate
 
 __all__ = ["Parsed", "plain_block", "read_trec", "BLOCK"]
@@ -369,7 +369,7 @@ class _Reader:
         if first is None:
             return False
         shape = self.shape_of(first)
-        if first.startswith("{"):  # no TREC line starts so: a JSON-lines log
+        if opens_json_object(first):  # a JSON-lines log (an id such as '{{x}}q1' may start a TREC line)
             raise TrecFormatError(
                 f"{self.source.name}: the file starts with '{{': it looks like a JSON-lines log, not a {shape.what} "
                 "file; read it with rankviz.read_jsonl(path) (its .run and .qrels); rankviz eval, diff and report read "

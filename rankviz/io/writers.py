@@ -6,13 +6,12 @@ import json
 import os
 import tempfile
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._core.columns import Columns
-from .._core.long_run import resolve_long_run, resolve_qrels
+from .._core.long_run import key_array, resolve_long_run, resolve_qrels
 from .._errors import InputError
 from .msmarco import write_msmarco_qrels, write_msmarco_run
 from .run_frame import check_writable_ids, trec_order, write_parquet_run
@@ -101,15 +100,8 @@ def write_run(run: pd.DataFrame, path, *, tag: str | None = None, columns=None, 
     qid = frame[cols.query].astype("str")
     did = frame[cols.doc].astype("str")
     check_writable_ids(qid, did)
-    if cols.score is not None:
-        key = -pd.to_numeric(frame[cols.score]).to_numpy(dtype=np.float64)
-        score = frame[cols.score].to_numpy(dtype=np.float64)
-    else:
-        key = pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
-        score = -key
-    if not np.isfinite(score).all():
-        bad = score[~np.isfinite(score)][0]
-        raise InputError(f"write_run: every score must be a finite number (read_run refuses others). Got {bad!r}.")
+    score = key_array(frame, cols, order=None, score_dtype="float64", caller="write_run")
+    key = -score
     order, ranks = trec_order(qid, key, did)
     q_sorted, d_sorted = (pc.take(pa.array(ids, from_pandas=True), pa.array(order)) for ids in (qid, did))
     if format == "parquet":
@@ -203,14 +195,9 @@ def write_jsonl(run, path, *, qrels=None, queries=None, columns=None) -> None:
     if cols.system is not None and frame[cols.system].nunique() > 1:
         raise InputError("write_jsonl writes one system per file; select one system first.")
     qid, did = frame[cols.query].astype("str"), frame[cols.doc].astype("str")
-    if cols.score is not None:
-        score = frame[cols.score].to_numpy(dtype=np.float64)
-        key = -score
-    else:
-        key = pd.to_numeric(frame[cols.rank]).to_numpy(dtype=np.float64)
-        score = -key
-    if not np.isfinite(score).all():
-        raise InputError("write_jsonl: every score must be a finite number (JSON has no NaN or infinity).")
+    # JSON has no NaN or infinity: key_array refuses them (and text or missing scores), naming the row
+    score = key_array(frame, cols, order=None, score_dtype="float64", caller="write_jsonl")
+    key = -score
     order, _ = trec_order(qid, key, did)
     lists: dict[str, tuple[list, list]] = {}
     for q, d, s in zip(qid.to_numpy()[order].tolist(), did.to_numpy()[order].tolist(), score[order].tolist()):

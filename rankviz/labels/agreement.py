@@ -153,7 +153,7 @@ def frame_of(qrels, name: str, caller: str = "agreement") -> pd.DataFrame:
         )
     arrays = resolve_qrels(qrels)
     return pd.DataFrame(
-        {"query_id": arrays.query_ids.astype(str), "doc_id": arrays.doc_ids.astype(str), name: arrays.grades}
+        {"query_id": arrays.query_ids, "doc_id": arrays.doc_ids, name: arrays.grades}  # str objects: no NUL dropped
     )
 
 

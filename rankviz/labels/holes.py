@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_cutoff
+from .._core.checks import check_cutoff, repeated_documents
 from .._core.columns import Columns, find_column
 from .._core.input_shapes import run_arrays
 from .._core.long_run import MISSING_DOC, resolve_qrels
@@ -89,6 +89,7 @@ def top_k(run, qrels, *, k: int, columns=None, caller: str = "holes") -> tuple[p
         }
     )  # fmt: skip
     rows = rows[~rows["doc_id"].str.startswith(MISSING_DOC)]
+    _refuse_repeats(rows, arrays, caller)
     # trec_eval's order: score (or minus the rank) descending, ties by doc id descending
     rows = rows.sort_values(["s", "q", "key", "doc_id"], ascending=[True, True, False, False], kind="stable")
     rows["rank"] = rows.groupby(["s", "q"], sort=False).cumcount() + 1
@@ -109,6 +110,20 @@ def top_k(run, qrels, *, k: int, columns=None, caller: str = "holes") -> tuple[p
     found = grades.reindex(pd.MultiIndex.from_frame(table[["query_id", "doc_id"]])) if grades is not None else None
     table["grade"] = np.full(len(table), np.nan) if found is None else found.to_numpy(dtype=float)
     return table, qrels
+
+
+def _refuse_repeats(rows: pd.DataFrame, arrays, caller: str) -> None:
+    """A document retrieved twice for a query would take two ranks of the pool and count twice: refused, as evaluate does."""
+    repeated = rows.duplicated(["s", "q", "doc_id"]).to_numpy()
+    if not repeated.any():
+        return
+    examples = [
+        f"query {arrays.q_values[q]!r}, doc {d!r}" + (f" in system {arrays.systems[s]!r}" if arrays.systems else "")
+        for s, q, d in rows.loc[repeated, ["s", "q", "doc_id"]].head(3).itertuples(index=False)
+    ]
+    keys = ["system", "query_id", "doc_id"] if arrays.systems else ["query_id", "doc_id"]
+    fix = f"drop the repeated rows first, keeping each pair's best-ranked one (sort, then run.drop_duplicates({keys}))"
+    raise repeated_documents(int(repeated.sum()), examples, what=f"{caller}: the run", fix=fix)
 
 
 def holes(run, qrels=None, *, k: int = 10, all_queries: bool = False, columns=None) -> pd.DataFrame:
@@ -197,7 +212,7 @@ def _with_holes(qrels: pd.DataFrame, pairs: pd.DataFrame, grade: int) -> pd.Data
 def _plain_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     arrays = resolve_qrels(qrels)
     return pd.DataFrame(
-        {"query_id": arrays.query_ids.astype(str), "doc_id": arrays.doc_ids.astype(str),
+        {"query_id": arrays.query_ids, "doc_id": arrays.doc_ids,  # str objects (a str dtype drops a trailing NUL)
          "relevance": arrays.grades.astype(np.int64)}
     )  # fmt: skip
 

@@ -26,7 +26,8 @@ import os
 from collections.abc import Mapping
 
 from .._core.checks import shown
-from .._errors import InputError
+from .._errors import InputError, RankvizWarning, warn
+from ..io.json_text import load_json
 from ..io.label_file import check_grade, check_text
 
 __all__ = ["label_studio_rows", "read_label_studio"]
@@ -81,7 +82,8 @@ def read_label_studio(path) -> list:
             f"differently encoded file; {_FIX}."
         ) from None
     try:
-        return json.loads(text, object_pairs_hook=_no_repeated_keys)
+        where, fix = f"{_CALLER}: {name!r}", f"it is no Label Studio export: {_FIX}"
+        return load_json(text, where, fix=fix, object_pairs_hook=_no_repeated_keys, error=InputError)
     except _RepeatedKey as repeated:
         raise InputError(
             f"{_CALLER}: {name!r} repeats the key {repeated.key!r} in one object (near {repeated.near}); JSON "
@@ -89,11 +91,6 @@ def read_label_studio(path) -> list:
         ) from None
     except json.JSONDecodeError as error:
         raise InputError(f"{_CALLER}: {name!r} is not JSON ({error}); {_FIX}.") from None
-    except RecursionError:
-        raise InputError(
-            f"{_CALLER}: {name!r} is JSON nested too deeply to read (thousands of levels); it is no Label Studio "
-            f"export: {_FIX}."
-        ) from None
 
 
 def _annotator(annotation: Mapping, where: str) -> str:
@@ -142,13 +139,52 @@ def _choices(value, where: str) -> list:
     return choices
 
 
+def _wrong_type(where: str, field: str, value, wanted: str) -> InputError:
+    return InputError(
+        f"{_CALLER}: {where} has {field!r} = {shown(value)} (type {type(value).__name__}); Label Studio writes "
+        f"{wanted} there. Correct that task, or re-export the project as 'JSON' (Export > JSON)."
+    )
+
+
+def _annotations(task: Mapping, number: int, where: str) -> list:
+    """The task's annotations (``completions`` in old exports); a field of the wrong type is refused, not skipped."""
+    where = f"{where} (index {number} of the export)"
+    found = []
+    for field in ("annotations", "completions"):
+        if field not in task:
+            continue
+        annotations = task[field]
+        if not isinstance(annotations, list):
+            raise _wrong_type(where, field, annotations, "a list of annotation objects")
+        for i, annotation in enumerate(annotations):
+            if not isinstance(annotation, Mapping):
+                raise _wrong_type(where, f"{field}[{i}]", annotation, "an annotation object")
+        found.append(annotations)
+    return next((annotations for annotations in found if annotations), [])
+
+
+def _cancelled(annotation: Mapping, where: str) -> bool:
+    cancelled = annotation.get("was_cancelled")
+    if cancelled is not None and not isinstance(cancelled, bool):
+        raise _wrong_type(where, "was_cancelled", cancelled, "true or false")
+    return bool(cancelled)
+
+
 def _grade(annotation: Mapping, grades: Mapping | None, where: str) -> int | None:
     """The grade an annotation gives (None when it holds no choice, rating or number)."""
-    results = annotation.get("result") or []
-    for result in results if isinstance(results, list) else []:
-        value = result.get("value") if isinstance(result, Mapping) else None
+    results = annotation.get("result")
+    if results is None:
+        return None
+    if not isinstance(results, list):
+        raise _wrong_type(where, "result", results, "a list of results")
+    for result in results:
+        if not isinstance(result, Mapping):
+            raise _wrong_type(where, "result item", result, "a result object ({'type': ..., 'value': {...}})")
+        value = result.get("value")
+        if value is None:
+            continue  # a result without a value (a relation): no grade
         if not isinstance(value, Mapping):
-            continue
+            raise _wrong_type(where, "value", value, "an object ({'choices': [...]})")
         if value.get("choices") not in (None, [], ""):
             choices = _choices(value, where)
             return _choice_grade(choices[0], grades, where)
@@ -198,7 +234,15 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
     rankviz.InputError
         For an export that is not a list of tasks, a task without the id keys, an id or
         a grade that :meth:`rankviz.labels.LabelStore.add` would refuse, a choice that
-        is no grade, or a time that is not ISO 8601.
+        is no grade, a time that is not ISO 8601, or a field of the wrong JSON type
+        (``annotations`` or ``result`` not a list, an annotation not an object,
+        ``was_cancelled`` not a boolean), naming the task and the field.
+
+    Warns
+    -----
+    RankvizWarning
+        Once, with their counts, for tasks that give no judgement (no annotation, only
+        cancelled ones, or none with a grade) and annotations without a grade.
     """
     if isinstance(export, Mapping):
         export = [export]
@@ -211,18 +255,31 @@ def label_studio_rows(export, *, query_key: str, doc_key: str, grades: Mapping |
             f"The 'grades' parameter of {_CALLER} must be a dict from choice label to grade "
             f"({{'Relevant': 1, 'Not relevant': 0}}). Got {shown(grades)} instead."
         )
-    rows = []
+    rows: list[tuple] = []
+    unlabelled: list[str] = []  # tasks that give no row, and annotations without a grade
+    ungraded: list[str] = []
     for number, task in enumerate(export):
         where = f"task {shown(task.get('id', number))}"
-        annotations = task.get("annotations") or task.get("completions") or []
-        for annotation in annotations if isinstance(annotations, list) else []:
-            if not isinstance(annotation, Mapping) or annotation.get("was_cancelled"):
+        before = len(rows)
+        for annotation in _annotations(task, number, where):
+            if _cancelled(annotation, where):
                 continue
             grade = _grade(annotation, grades, where)
             if grade is None:
+                ungraded.append(where)
                 continue
             query_id, doc_id = _ids(task, query_key, doc_key, where)
             rows.append((query_id, doc_id, grade, _annotator(annotation, where), _instant(annotation, where)))
+        if len(rows) == before:
+            unlabelled.append(where)
+    if unlabelled or ungraded:  # not imported: fewer judgements than tasks, said once
+        parts = [f"{len(unlabelled)} task(s) have no graded annotation that is not cancelled (the first: "
+                 f"{unlabelled[0]})"] if unlabelled else []  # fmt: skip
+        if ungraded:
+            parts.append(f"{len(ungraded)} annotation(s) hold no grade (no choices, rating or number; the first in "
+                         f"{ungraded[0]})")  # fmt: skip
+        warn(f"{_CALLER}: {' and '.join(parts)}; they are not imported. Label those tasks, or pass an export of "
+             "the labelled tasks only to silence this.", RankvizWarning)  # fmt: skip
     minimum = datetime.datetime.min.replace(tzinfo=datetime.UTC)
     rows.sort(key=lambda row: minimum if row[4] is None else row[4])
     return [(*row[:4], "" if row[4] is None else row[4].isoformat(timespec="microseconds")) for row in rows]

@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from urllib.parse import urlsplit, urlunsplit
 
 from .._errors import InputError
+from ..io.json_text import load_json
 from .judges import Judge, Judgement, check_scale, config_fingerprint
 
 __all__ = ["DEFAULT_PROMPT", "GRADE_DEFINITIONS", "LLMJudge", "llm_judge", "parse_grade"]
@@ -84,7 +85,9 @@ def parse_grade(text, scale: Sequence[int]) -> tuple[int | None, str | None]:
         grade = int(answer)
     elif answer.startswith("{"):
         try:
-            value = json.loads(answer)
+            value = load_json(answer, "the answer", fix="not {'grade': n}")
+        except InputError:  # nested too deeply
+            return None, "unparsable answer: JSON nested too deeply"
         except ValueError:
             return None, "unparsable answer: broken JSON"
         if not isinstance(value, dict) or set(value) != {"grade"}:

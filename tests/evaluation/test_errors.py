@@ -84,7 +84,8 @@ def test_nan_or_infinite_scores(run, qrels, bad):
 def test_non_numeric_score(run, qrels):
     with pytest.raises(
         rankviz.InputError,
-        match=r"The score column 'score' must be numeric; it has dtype (str|object)\. Convert it with pd.to_numeric",
+        match=r"The score column 'score' must be numeric; it has dtype (str|object), first not a number in row 0 "
+        r"\('2'\)\. Convert it with pd.to_numeric",
     ):
         run.assign(score=["2", "1", "1"]).rank.mrr(qrels=qrels)
 

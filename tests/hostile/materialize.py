@@ -103,13 +103,18 @@ _ID_NAMES = {
 }
 
 
+#: query attributes that the segment mutators rename (``kind`` of a queries frame, ``topic`` of a JSONL log): a
+#: reader hands them back as given (numbers when renamed to numbers), so they are labels, not numbers computed
+_ATTRIBUTE_NAMES = {"kind", "topic"}
+
+
 def _numbers_of_frame(frame: pd.DataFrame) -> list:
     out = []
     for name in frame.columns:
         column = frame[name]
         if isinstance(column, pd.DataFrame):  # duplicated column names
             continue
-        if str(name).lower() in _ID_NAMES or str(name).endswith("_id"):
+        if str(name).lower() in _ID_NAMES | _ATTRIBUTE_NAMES or str(name).endswith("_id"):
             continue
         try:
             kind = column.dtype.kind

@@ -790,8 +790,17 @@ def json_wrong_types(draw, entry, inputs):
         st.sampled_from([None, [old], {"v": old}, 2**60, -(2**63), 1.7, float("nan"), "", "1", True, "None", [], {}]),
         label="value",
     )
+    if _another_valid_value(old, new):
+        return None  # not a wrong type: a score 1.7 for 10.001, a choice '1' for 'great' are values in their own right
     obj[key] = new
     return Mutation(out, FLAGGED, f"value at {(*path, key)}: {old!r} -> {new!r}")
+
+
+def _another_valid_value(old, new) -> bool:
+    """Whether ``new`` has ``old``'s JSON type and is valid as such (a finite float, a non-empty string, a boolean)."""
+    if type(old) is not type(new):
+        return False
+    return (isinstance(new, float) and new == new) or (isinstance(new, str) and new != "") or isinstance(new, bool)
 
 
 # ---------------------------------------------------------------------------------------------- numbers, measures, text

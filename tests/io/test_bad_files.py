@@ -484,7 +484,9 @@ def test_written_files_read_back_as_written(tmp_path):
         rankviz.write_qrels(
             pd.DataFrame({"query_id": ["q"], "doc_id": ["a\u00a0b"], "relevance": [1]}), tmp_path / "q.txt"
         )
-    with pytest.raises(rankviz.InputError, match="every score must be a finite number"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The score column 'score' has 1 value\(s\) that are NaN or infinite, first at row 0"
+    ):
         rankviz.write_run(
             pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [float("inf")]}), tmp_path / "r.txt"
         )

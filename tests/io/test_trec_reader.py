@@ -330,7 +330,9 @@ def test_write_run_replaces_a_file_but_a_refused_write_leaves_it(tmp_path):
     good = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     rankviz.write_run(good, path)
     before = path.read_bytes()
-    with pytest.raises(rankviz.InputError, match="every score must be a finite number"):
+    with pytest.raises(
+        rankviz.InputError, match=r"The score column 'score' has 1 value\(s\) that are NaN or infinite, first at row 0"
+    ):
         rankviz.write_run(good.assign(score=[np.inf]), path)
     assert path.read_bytes() == before
     rankviz.write_run(good.assign(doc_id=["b"]), path)  # write_run replaces files, as to_csv/to_parquet do
