@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["contiguous_units", "mix", "piece_bounds", "repeated_candidates", "string_hashes", "units_fit"]
+__all__ = ["contiguous_units", "doc_hashes", "mix", "piece_bounds", "repeated_candidates", "string_hashes", "units_fit"]
 
 _M1 = 0xFF51AFD7ED558CCD
 _M2 = 0xC4CEB9FE1A85EC53
@@ -92,17 +92,21 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
     offset_type = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
     offsets = np.frombuffer(offsets_buf, dtype=offset_type)[arr.offset : arr.offset + n + 1]
     begin, end = int(offsets[0]), int(offsets[-1])
-    # Pad 8 bytes on both sides so every window read stays inside the buffer.
-    padded = np.zeros(end - begin + 16, dtype=np.uint8)
+    # The bytes as aligned 8-byte words, with 8 zero bytes before and at least 8 after: every window read stays
+    # inside. A window at byte p is then two aligned gathers and shifts (NumPy would copy a strided 8-byte view
+    # of the bytes into an array 8 times their size before every gather).
+    size = end - begin + 16
+    padded = np.empty((size + 7) // 8 * 8 + 8, dtype=np.uint8)
+    padded[:8] = 0
+    padded[8 + end - begin :] = 0
     if end > begin:
         padded[8 : 8 + end - begin] = np.frombuffer(data_buf, dtype=np.uint8)[begin:end]
-    view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1].astype(np.int64)
-    starts -= begin - 8
-    length = np.diff(offsets).astype(np.int64)
+    words = padded.view("<u8")
+    starts = np.subtract(offsets[:-1], begin - 8, dtype=np.int64)
+    length = np.diff(offsets).astype(np.int64, copy=False)
 
-    h = np.take(view, starts)
-    h &= np.take(_LOW_BYTES, np.minimum(length, 8))
+    h = _window_at(words, starts)
+    h &= np.take(_LOW_BYTES, np.minimum(length, 8) if windows > 1 else length)  # one window: no string over 8 bytes
     h *= _WINDOW[0]
     if windows > 1:
         # A string's windows depend on its own length only (never on the longest string of the array, or the
@@ -116,7 +120,7 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
             pos //= np.maximum(own - 1, 1)
             pos *= used  # windows a string does not have read its first bytes, then masked out
             pos += starts
-            w = np.take(view, pos)
+            w = _window_at(words, pos)
             w &= used.astype(np.uint64) * np.uint64((1 << 64) - 1)
             w *= _WINDOW[i]
             h ^= w
@@ -124,6 +128,22 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
     length_term *= _LENGTH
     h += length_term
     return h
+
+
+def _window_at(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The 8 bytes from byte ``pos`` of ``words`` (aligned little-endian words), as one little-endian uint64 each."""
+    word = pos >> 3
+    low = np.take(words, word)
+    word += 1
+    high = np.take(words, word)
+    shift = (pos & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    low >>= shift
+    shift ^= np.uint64(63)  # 63 - 8r: two shifts make the 64 - 8r of r = 0 exact (a shift by 64 is not)
+    high <<= np.uint64(1)
+    high <<= shift
+    low |= high
+    return low
 
 
 def _window_count(max_length: int) -> int:
@@ -149,14 +169,8 @@ def _string_pieces(arr) -> list[pa.Array]:
     return [c.slice(start, _PIECE) for c in chunks for start in range(0, len(c), _PIECE)]
 
 
-def string_hashes(arr, salts=None):
-    """A uint64 hash of every string of an Arrow (chunked) string array; equal strings, equal hashes.
-
-    With ``salts`` (a list of integer arrays as long as ``arr``) returns instead one
-    array per salt of hashes of the pairs (salt, string), computed piece by piece so
-    that no intermediate array of all rows is made. The plain hash is the pair hash
-    with salt 0, so ``string_hashes(a)`` equals ``string_hashes(a, [zeros])[0]``.
-    """
+def _raw_pieces(arr):
+    """(piece, fmix of its unmixed string hashes) for each piece of :func:`_string_pieces`."""
     pieces = _string_pieces(arr)
     max_length = 0
     for piece in pieces:
@@ -164,13 +178,41 @@ def string_hashes(arr, salts=None):
             top = pa.compute.max(pa.compute.binary_length(piece)).as_py()
             max_length = max(max_length, top or 0)
     windows = _window_count(max_length)
-    n = sum(len(p) for p in pieces)
+    for piece in pieces:
+        yield piece, fmix(_string_chunk(piece, windows))
+
+
+def doc_hashes(arr) -> np.ndarray:
+    """A uint64 hash of every string of an Arrow (chunked) string array, mixed once; equal strings, equal hashes.
+
+    The cheaper half of :func:`string_hashes` (which mixes these again): for the join
+    and duplicate check, where a hash only has to spread its values evenly over its bits
+    and a collision costs time, never an answer.
+    """
+    out = np.empty(len(arr), dtype=np.uint64)
+    start = 0
+    for piece, raw in _raw_pieces(arr):
+        out[start : start + len(piece)] = raw
+        start += len(piece)
+    return out[:start]
+
+
+def string_hashes(arr, salts=None):
+    """A uint64 hash of every string of an Arrow (chunked) string array; equal strings, equal hashes.
+
+    With ``salts`` (a list of integer arrays as long as ``arr``) returns instead one
+    array per salt of hashes of the pairs (salt, string), computed piece by piece so
+    that no intermediate array of all rows is made. The plain hash is the pair hash
+    with salt 0, so ``string_hashes(a)`` equals ``string_hashes(a, [zeros])[0]``.
+    Its values are kept from one version to the next (run fingerprints in the history
+    are made of them).
+    """
+    n = len(arr)
     outs = [np.empty(n, dtype=np.uint64) for _ in (salts if salts is not None else [None])]
     start = 0
-    for piece in pieces:
+    for piece, raw in _raw_pieces(arr):
         # Mixed before the salt is added: the unmixed hash is linear in the id's bytes, so (salt, id) pairs whose
         # salts and ids differ by related amounts would collide (27,000 pairs among 7M shuffled (query, doc) rows).
-        raw = fmix(_string_chunk(piece, windows))
         stop = start + len(piece)
         if salts is None:
             outs[0][start:stop] = fmix(raw)  # the pair hash with salt 0
@@ -178,6 +220,7 @@ def string_hashes(arr, salts=None):
             for out, salt in zip(outs, salts):
                 _mix_into(raw, salt[start:stop], out[start:stop])
         start = stop
+    outs = [out[:start] for out in outs]
     return outs[0] if salts is None else outs
 
 

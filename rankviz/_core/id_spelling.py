@@ -31,12 +31,23 @@ _INVISIBLE = "[\u200b\u200c\u200d\u2060\ufeff]"
 
 
 def _stripped(ids: pa.Array) -> pa.Array:
+    if pc.all(pc.string_is_ascii(ids)).as_py() is not False:  # no invisible character is ASCII: only trim
+        return pc.utf8_trim_whitespace(ids)
     return pc.utf8_trim_whitespace(pc.replace_substring_regex(ids, _INVISIBLE, ""))
 
 
-def _respelled(unknown: pa.Array, judged: pa.Array, spell) -> pa.Array:
-    """The ``unknown`` ids whose spelling under ``spell`` is a judged id's spelling under it."""
-    return pc.filter(unknown, pc.is_in(spell(unknown), value_set=spell(judged)))
+def _respelled(unknown: pa.Array, judged: pa.Array, spelt: pa.Array, judged_spelt: pa.Array) -> pa.Array:
+    """The ``unknown`` ids (none of them judged) whose respelling ``spelt`` is a judged id's, ``judged_spelt``.
+
+    When the respelling changes no id on either side, the answer is none, without a lookup.
+    """
+    if _unchanged(spelt, unknown) and _unchanged(judged_spelt, judged):
+        return unknown.slice(0, 0)
+    return pc.filter(unknown, pc.is_in(spelt, value_set=judged_spelt))
+
+
+def _unchanged(spelt: pa.Array, ids: pa.Array) -> bool:
+    return pc.all(pc.equal(spelt, ids)).as_py() is not False
 
 
 def _folded(ids: pa.Array) -> pa.Array:
@@ -54,18 +65,22 @@ def warn_id_spelling(run_docs: pa.Array | pa.ChunkedArray, judged_docs: np.ndarr
     """
     if not len(judged_docs):
         return
-    judged = pc.unique(pa.array(judged_docs, pa.string()))
-    sample = pc.unique(run_docs.slice(0, SAMPLE))
+    judged = pa.array(judged_docs, pa.string())  # repeated values are fine in a value set
+    # The sample's rows as they are (their distinct values are almost as many): only the few ids that are judged
+    # or respelled are made distinct. The regular expression runs only where an id is not ASCII.
+    sample = run_docs.slice(0, SAMPLE)
     if isinstance(sample, pa.ChunkedArray):
         sample = sample.combine_chunks()
     sample = sample.cast(pa.string())
     known = pc.is_in(sample, value_set=judged)
     unknown = pc.filter(sample, pc.invert(known))
-    respelled = _respelled(unknown, judged, _stripped)
+    stripped, judged_stripped = _stripped(unknown), _stripped(judged)
+    respelled = _respelled(unknown, judged, stripped, judged_stripped)
     if not len(respelled):
-        respelled = _respelled(unknown, judged, _folded)
-        if len(respelled) < max(pc.sum(known).as_py() or 0, 1):
+        respelled = _respelled(unknown, judged, pc.utf8_lower(stripped), pc.utf8_lower(judged_stripped))
+        if len(respelled) and len(pc.unique(respelled)) < max(len(pc.unique(pc.filter(sample, known))), 1):
             respelled = respelled.slice(0, 0)
+    respelled = pc.unique(respelled)
     if len(respelled):
         first = respelled[0].as_py()
         target = _folded(pa.array([first], pa.string()))[0].as_py()

@@ -285,18 +285,15 @@ def _evaluated_rows(run: RunArrays, qs: _Queries, consume: bool):
 def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_present: int):
     """(duplicate candidates, sorted rows that have a grade, their grades).
 
-    One scan of the rows' (cell, doc id) hashes serves both the duplicate check and
-    the qrels join (:mod:`rankviz._core.row_hashes`): the judged pairs are hashed once per
-    system. With very many systems the join gets (query, doc id) hashes of its own.
-    Judgements are kept sparse.
+    One scan of the rows' doc id hashes serves both the duplicate check and the qrels
+    join (:mod:`rankviz._core.row_hashes`). Judgements are kept sparse.
     """
     closed = qj is None
-    per_system = closed or run.sys_codes is None or qs.n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
     jk = None
     if not closed and len(qj.doc_ids) and len(cell):
-        jk = judged_keys(qj, qs.index, qs.n_sys if per_system else 1, qs.n)
+        jk = judged_keys(qj, qs.index)
     units = contiguous_units(cell, n_present) if len(cell) >= 2 else None
-    scan = scan_rows(run.docs, src, cell, None if per_system else row_q, jk, units)
+    scan = scan_rows(run.docs, src, cell, row_q, jk, units)
     if closed:
         judged_rows = np.flatnonzero(~np.isnan(grade))
         return scan.repeats, judged_rows, grade[judged_rows]

@@ -273,7 +273,7 @@ def test_everything_colliding_still_gives_exact_answers(monkeypatch):
         zeros = np.zeros(len(arr), dtype=np.uint64)
         return zeros if salts is None else [_hashing.mix(zeros, salt) for salt in salts]
 
-    monkeypatch.setattr(_row_keys, "string_hashes", constant)
+    monkeypatch.setattr(_row_keys, "doc_hashes", constant)
     pd.testing.assert_frame_equal(rankviz.evaluate(run, ["RR", "nDCG", "AP", "R@2"], qrels, per_query=True), expected)
     with pytest.raises(rankviz.DuplicateError, match="1 repeated rows"):
         rankviz.evaluate(pd.concat([run, run.iloc[[1]]], ignore_index=True), ["RR"], qrels)
