@@ -11,15 +11,13 @@ two threads for a long array, and its buffers are copied out and given back at o
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .memory import LARGE, POOL, blocked_take, release_memory
+from .threads import THREADS, parallel_map
 
 __all__ = ["encode"]
 
@@ -27,27 +25,24 @@ __all__ = ["encode"]
 def encode(arr) -> tuple[np.ndarray, np.ndarray]:
     """Factorize an Arrow string array: (int32 codes, unique values in order of first appearance, as objects).
 
-    A long array is encoded in two halves on two threads (Arrow releases the GIL), the
+    A long array whose equal values come in runs is encoded from the first value of each
+    run (:func:`_run_starts`). Otherwise a long array is encoded in two halves on two threads (Arrow releases the GIL), the
     second half's values then numbered after the first's: the same codes, in about
     half the time (a 7M-row query column: ~110 ms alone).
     """
     n = len(arr)
     starts = _run_starts(arr) if n >= _RUNS_MIN else None
     if starts is not None:
-        head_codes, values = _encode_one(arr.take(pa.array(starts)))
+        head_codes, values = _encode_one(_take_sorted(arr, starts))
         lengths = np.diff(np.append(starts, n))
         return np.repeat(head_codes, lengths), values
-    if n < _TWO_HALVES or (os.cpu_count() or 1) < 2:
+    if n < _TWO_HALVES or THREADS < 2:
         return _encode_one(arr)
     half = n // 2
     codes = np.empty(n, dtype=np.int32)  # each half's codes are written straight into it
-    try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            (_, values_a), (_, values_b) = pool.map(
-                _encode_one, (arr.slice(0, half), arr.slice(half)), (codes[:half], codes[half:])
-            )
-    except RuntimeError:  # no new threads (the interpreter is shutting down)
-        return _encode_one(arr)
+    (_, values_a), (_, values_b) = parallel_map(
+        _encode_one, (arr.slice(0, half), arr.slice(half)), (codes[:half], codes[half:])
+    )
     position = pd.Index(values_a, dtype=object).get_indexer(values_b)
     new = position < 0
     position[new] = len(values_a) + np.arange(int(new.sum()))
@@ -78,23 +73,34 @@ def _run_starts(arr) -> np.ndarray | None:
     if arr.null_count:
         return None
     probe = min(n, _PROBE)
-    if _changes(arr.slice(0, probe)) * _ROWS_PER_RUN > probe:
+    if len(_changes_in(arr, 0, probe - 1)) * _ROWS_PER_RUN > probe:
         return None
-    change = _change_mask(arr)
-    if int(pc.sum(change).as_py() or 0) * _ROWS_PER_RUN > n:
+    # Two halves on two threads (Arrow releases the GIL); half h compares rows cuts[h] .. cuts[h + 1] with the next.
+    cuts = [0, (n - 1) // 2, n - 1] if n >= 2 * _RUNS_MIN else [0, n - 1]
+    found = parallel_map(_changes_in, [arr] * (len(cuts) - 1), cuts[:-1], cuts[1:])
+    if sum(len(f) for f in found) * _ROWS_PER_RUN > n:
         return None
-    starts = np.empty(0, dtype=np.int64) if not n else np.zeros(1, dtype=np.int64)
-    found = pc.indices_nonzero(change).to_numpy()
-    return np.concatenate([starts, found.astype(np.int64) + 1])
+    return np.concatenate([np.zeros(1, dtype=np.int64), *found])
 
 
-def _change_mask(arr):
-    """Row ``i`` of the result: value ``i + 1`` differs from value ``i`` (exact byte comparison)."""
-    return pc.not_equal(arr.slice(1), arr.slice(0, len(arr) - 1))
+def _changes_in(arr, a: int, b: int) -> np.ndarray:
+    """The rows ``i + 1`` (int64) for ``i`` in ``a .. b`` whose value differs from row ``i``'s."""
+    change = pc.not_equal(arr.slice(a + 1, b - a), arr.slice(a, b - a))
+    return pc.indices_nonzero(change).to_numpy().astype(np.int64) + (a + 1)
 
 
-def _changes(arr) -> int:
-    return int(pc.sum(_change_mask(arr)).as_py() or 0) if len(arr) > 1 else 0
+def _take_sorted(arr, rows: np.ndarray):
+    """``arr.take(rows)`` for sorted ``rows``, chunk by chunk (Arrow's take of a chunked array joins every chunk
+    into one first: a copy of the whole column)."""
+    if not isinstance(arr, pa.ChunkedArray):
+        return arr.take(pa.array(rows))
+    parts, start = [], 0
+    for chunk in arr.chunks:
+        a, b = np.searchsorted(rows, [start, start + len(chunk)])
+        if b > a:
+            parts.append(chunk.take(pa.array(rows[a:b] - start)))
+        start += len(chunk)
+    return pa.chunked_array(parts, type=arr.type)
 
 
 def _encode_one(arr, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

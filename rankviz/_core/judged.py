@@ -211,6 +211,7 @@ class _Queries:
     q_map: np.ndarray  # run query code -> evaluated query number, -1 when not evaluated
     pair_counts: np.ndarray  # rows per (system, run query)
     n_sys: int
+    judged_q: np.ndarray | None = None  # the evaluated query number of each judgement (None without qrels)
 
     @property
     def n(self) -> int:
@@ -225,10 +226,15 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
         if unannotated == "drop" and run.unannotated is not None and len(run.unannotated):
             ids = np.asarray(ids, dtype=object)
             ids = ids[~np.isin(ids, run.unannotated)]
+        judged_q = None
+    elif qj.query_order is None:  # the judged queries in order of first appearance, and each judgement's number
+        judged_q, ids = pd.factorize(np.asarray(qj.query_ids, dtype=object))
     else:
-        ids = qj.queries()
+        ids, judged_q = qj.queries(), None
     ids = np.asarray(ids, dtype=object)
     index = pd.Index(ids, dtype=object)
+    if qj is not None and judged_q is None:
+        judged_q = index.get_indexer(pd.Index(qj.query_ids))
     q_map = index.get_indexer(run.q_values)
     n_runq = len(run.q_values)
     pair_counts = np.zeros((n_sys, n_runq), dtype=np.int64)
@@ -243,7 +249,7 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
             f"The run and the qrels share no query id (run: {run_sample}, ...; qrels: {qrels_sample}, ...).{hint} "
             "Check that both use the same query ids."
         )
-    return _Queries(ids, index, q_map, pair_counts, n_sys)
+    return _Queries(ids, index, q_map, pair_counts, n_sys, judged_q)
 
 
 def _unjudged(run: RunArrays, qs: _Queries) -> dict:
@@ -291,7 +297,7 @@ def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_presen
     closed = qj is None
     jk = None
     if not closed and len(qj.doc_ids) and len(cell):
-        jk = judged_keys(qj, qs.index)
+        jk = judged_keys(qj, qs.judged_q)
     units = contiguous_units(cell, n_present) if len(cell) >= 2 else None
     scan = scan_rows(run.docs, src, cell, row_q, jk, units)
     if closed:
@@ -301,7 +307,7 @@ def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_presen
         judged_rows, judged_grade = matched_grades(scan.join_rows, scan.join_keys, jk, run.docs, src, qj.grades)
     elif len(qj.doc_ids) and len(cell):
         # Two judged pairs of one query share a hash (long ids alike in every byte read): match exactly instead.
-        judged_rows, judged_grade = _lookup_grades_exact(row_q, run.docs, src, qj, qs.index)
+        judged_rows, judged_grade = _lookup_grades_exact(row_q, run.docs, src, qj, qs.judged_q)
     else:
         judged_rows, judged_grade = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     return scan.repeats, judged_rows, judged_grade
@@ -383,7 +389,7 @@ def _judge_arrays(
         cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, qs.ids, n_q)
     else:
         cell_group = np.tile(np.arange(n_q, dtype=np.int64), qs.n_sys)
-        offsets, grades = _qrels_groups(qj, qs.index, n_q)
+        offsets, grades = _qrels_groups(qj, qs.judged_q, n_q)
     return Judged(
         systems=run.systems,
         queries=qs.ids,
@@ -404,12 +410,11 @@ def _judge_arrays(
     )
 
 
-def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
+def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, judged_q: np.ndarray):
     """The judged rows and their grades (as :func:`rankviz._core.row_hashes.matched_grades`) through a dictionary of the
     judged doc ids, with no hashing shortcuts."""
     doc_codes, doc_values = encode(pa.array(qj.doc_ids.tolist(), pa.string()))
     n_docs = len(doc_values)
-    judged_q = q_index.get_indexer(pd.Index(qj.query_ids))
     judged_key = judged_q.astype(np.int64) * n_docs + doc_codes
     order = np.argsort(judged_key)
     judged_key, judged_grade = judged_key[order], qj.grades[order].astype(np.float64)
@@ -425,9 +430,9 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
     return rows[match], judged_grade[pos[match]]
 
 
-def _qrels_groups(qj: QrelsArrays, q_index: pd.Index, n_q: int) -> tuple[np.ndarray, np.ndarray]:
+def _qrels_groups(qj: QrelsArrays, judged_q: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray]:
     """Judged grades (>= 0) per query, sorted descending within each query."""
-    group = q_index.get_indexer(pd.Index(qj.query_ids)).astype(np.int64)
+    group = judged_q.astype(np.int64)
     grades = qj.grades.astype(np.float64)
     ok = grades >= 0
     group, grades = group[ok], grades[ok]

@@ -24,11 +24,8 @@ and the duplicate candidates are grouped by their real doc ids by the caller.
 from __future__ import annotations
 
 import dataclasses
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -36,12 +33,13 @@ from .hashing import doc_hashes, piece_bounds, repeated_candidates, units_fit
 from .hit_ranks import filled_numpy, take_docs
 from .long_run import QrelsArrays
 from .memory import LARGE, release_memory
+from .threads import THREADS, parallel_map
 
 __all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
 
 _BLOCK = 1 << 15  # elements per block of the bit-table probes
 _PIECE_ROWS = 1 << 18  # rows hashed at a time
-_THREADS = min(2, os.cpu_count() or 1)  # threads sharing the pieces of a long run
+_THREADS = THREADS  # threads sharing the pieces of a long run
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd: key = doc hash + salt * _GOLDEN is one-to-one in the salt
 
 
@@ -69,11 +67,10 @@ def salted(hashes: np.ndarray, salt: np.ndarray) -> np.ndarray:
     return hashes
 
 
-def judged_keys(qj: QrelsArrays, q_index: pd.Index) -> JudgedKeys | None:
-    """The keys of the judged (query, doc id) pairs; None when two of them share a key (long ids alike in every
+def judged_keys(qj: QrelsArrays, judged_q: np.ndarray) -> JudgedKeys | None:
+    """The keys of the judged (query, doc id) pairs (``judged_q``: each judgement's query number); None when two of them share a key (long ids alike in every
     byte read): then the join must go through the doc ids themselves."""
     judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
-    judged_q = q_index.get_indexer(pd.Index(qj.query_ids))
     hashes = doc_hashes(judged_docs)
     bits = min(26, max(10, (32 * len(hashes)).bit_length()))
     tables = (_bit_table(hashes, bits, 0), _bit_table(hashes, bits, 32))
@@ -88,10 +85,10 @@ def judged_keys(qj: QrelsArrays, q_index: pd.Index) -> JudgedKeys | None:
 def _bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
     """A packed bit set (2**bits bits; 256 KB for 2**21, so it stays in cache) of the members' bits ``shift ..``."""
     mask = np.uint64((1 << bits) - 1)
-    slots = ((members >> np.uint64(shift)) & mask).astype(np.int64)
-    table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
-    np.bitwise_or.at(table, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
-    return table
+    slots = ((members >> np.uint64(shift)) & mask).view(np.int64)
+    flags = np.zeros(1 << bits, dtype=bool)
+    flags[slots] = True
+    return np.packbits(flags, bitorder="little")  # bit j of byte i: slot 8 i + j
 
 
 def _bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
@@ -184,16 +181,7 @@ def scan_rows(docs, src, cell: np.ndarray, row_q: np.ndarray, jk: JudgedKeys | N
         local = units[np.searchsorted(units, a) : np.searchsorted(units, b, side="right")] - a
         return join, repeated_candidates(keys, local) + a
 
-    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
-    done = None
-    if _THREADS > 1 and len(spans) > 1:
-        try:
-            with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-                done = list(pool.map(piece, *zip(*spans)))
-        except RuntimeError:  # no new threads (the interpreter is shutting down): the same work in this thread
-            done = None
-    if done is None:
-        done = [piece(a, b) for a, b in spans]
+    done = parallel_map(piece, bounds[:-1].tolist(), bounds[1:].tolist(), workers=_THREADS)
     joins = [join for join, _ in done if join is not None]
     repeats = [rep for _, rep in done if rep is not None]
     del done
