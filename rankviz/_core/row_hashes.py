@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .hashing import doc_hashes, piece_bounds, repeated_candidates, units_fit
+from .hashing import doc_hashes, piece_bounds, repeated_candidates
 from .hit_ranks import filled_numpy, take_docs
 from .long_run import QrelsArrays
 from .memory import LARGE, release_memory
@@ -159,8 +159,7 @@ def scan_rows(docs, src, cell: np.ndarray, row_q: np.ndarray, jk: JudgedKeys | N
     grouped by cell.
     """
     n = len(cell)
-    streamed = units_fit(units)
-    if streamed and n:
+    if units is not None and n:
         bounds = piece_bounds(units, _PIECE_ROWS)
         every = None
     else:  # the duplicate check needs every key at once; they are still made (and joined) piece by piece
@@ -177,16 +176,14 @@ def scan_rows(docs, src, cell: np.ndarray, row_q: np.ndarray, jk: JudgedKeys | N
         if every is not None:
             every[a:b] = keys
             return join, None
-        # every filter round on the piece: no cell crosses its bounds (a and b are cell starts)
-        local = units[np.searchsorted(units, a) : np.searchsorted(units, b, side="right")] - a
-        return join, repeated_candidates(keys, local) + a
+        return join, repeated_candidates(keys) + a  # no cell crosses the piece's bounds (a and b are cell starts)
 
     done = parallel_map(piece, bounds[:-1].tolist(), bounds[1:].tolist(), workers=_THREADS)
     joins = [join for join, _ in done if join is not None]
     repeats = [rep for _, rep in done if rep is not None]
     del done
     if every is not None:
-        repeats = [repeated_candidates(every, None)]
+        repeats = [repeated_candidates(every)]
         del every
     repeated = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
     if n >= LARGE:  # the hashes and the filters' temporaries, freed: give them back (threads keep their own arenas)
