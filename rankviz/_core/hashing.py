@@ -29,7 +29,16 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["contiguous_units", "doc_hashes", "mix", "piece_bounds", "repeated_candidates", "string_hashes"]
+__all__ = [
+    "bit_filter",
+    "bit_table",
+    "contiguous_units",
+    "doc_hashes",
+    "mix",
+    "piece_bounds",
+    "repeated_candidates",
+    "string_hashes",
+]
 
 _M1 = 0xFF51AFD7ED558CCD
 _M2 = 0xC4CEB9FE1A85EC53
@@ -240,14 +249,54 @@ def piece_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
 def repeated_candidates(keys: np.ndarray) -> np.ndarray:
     """Rows (sorted, int64) whose key occurs more than once: every repeated key's rows, and no other.
 
-    One sort of the keys (NumPy's vectorised sort: about 7 ns a key, a piece of 250,000
-    in cache) shows the repeated values, almost always none; only then are their rows
-    looked up.
+    The keys are sorted (NumPy's vectorised sort: a few ns a key, a piece of 250,000 in
+    cache) to find the repeated values, almost always none; only then are their rows
+    looked up: through a bit table of the repeated values first (:func:`bit_filter`), so
+    that only its few candidates are searched for.
     """
     if len(keys) < 2:
         return np.zeros(0, dtype=np.int64)
-    ordered = np.sort(keys)
+    values = _repeated_values(np.sort(keys))
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    bits = min(26, max(10, (16 * len(values)).bit_length()))
+    rows = bit_filter(keys, bit_table(values, bits, 0), bits, 0)
+    found = keys[rows]
+    pos = np.minimum(np.searchsorted(values, found), len(values) - 1)
+    return rows[values[pos] == found].astype(np.int64)
+
+
+def _repeated_values(ordered: np.ndarray) -> np.ndarray:
+    """The values that occur more than once in the sorted array ``ordered``, each once, sorted."""
     same = ordered[1:] == ordered[:-1]
     if not same.any():
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.isin(keys, ordered[1:][same])).astype(np.int64)
+        return ordered[:0]
+    values = ordered[1:][same]
+    first = np.ones(len(values), dtype=bool)
+    first[1:] = values[1:] != values[:-1]
+    return values[first]
+
+
+def bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """A packed bit set (2**bits bits; 256 KB for 2**21, so it stays in cache) of the members' bits ``shift ..``."""
+    mask = np.uint64((1 << bits) - 1)
+    slots = ((members >> np.uint64(shift)) & mask).view(np.int64)
+    flags = np.zeros(1 << bits, dtype=bool)
+    flags[slots] = True
+    return np.packbits(flags, bitorder="little")  # bit j of byte i: slot 8 i + j
+
+
+def bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """Positions (int64) of ``values`` whose bits ``shift .. shift + bits`` are set in ``table`` (from
+    :func:`bit_table`: every member passes, and about the table's share of set bits of the others)."""
+    mask = np.uint64((1 << bits) - 1)
+    hit = np.empty(len(values), dtype=bool)
+    for start in range(0, len(values), _BLOCK):
+        probe = values[start : start + _BLOCK] >> np.uint64(shift)
+        probe &= mask
+        slot = probe.view(np.int64)
+        byte = np.take(table, slot >> 3)
+        byte >>= (slot & 7).astype(np.uint8)
+        np.bitwise_and(byte, 1, out=byte)
+        hit[start : start + _BLOCK] = byte
+    return np.flatnonzero(hit)

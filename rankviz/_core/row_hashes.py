@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .hashing import doc_hashes, piece_bounds, repeated_candidates
+from .hashing import bit_filter, bit_table, doc_hashes, piece_bounds, repeated_candidates
 from .hit_ranks import filled_numpy, take_docs
 from .long_run import QrelsArrays
 from .memory import LARGE, release_memory
@@ -37,7 +37,6 @@ from .threads import THREADS, parallel_map
 
 __all__ = ["JudgedKeys", "Scan", "judged_keys", "matched_grades", "scan_rows"]
 
-_BLOCK = 1 << 15  # elements per block of the bit-table probes
 _PIECE_ROWS = 1 << 18  # rows hashed at a time
 _THREADS = THREADS  # threads sharing the pieces of a long run
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd: key = doc hash + salt * _GOLDEN is one-to-one in the salt
@@ -73,7 +72,7 @@ def judged_keys(qj: QrelsArrays, judged_q: np.ndarray) -> JudgedKeys | None:
     judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
     hashes = doc_hashes(judged_docs)
     bits = min(26, max(10, (32 * len(hashes)).bit_length()))
-    tables = (_bit_table(hashes, bits, 0), _bit_table(hashes, bits, 32))
+    tables = (bit_table(hashes, bits, 0), bit_table(hashes, bits, 32))
     judged_key = salted(hashes, judged_q)
     order = np.argsort(judged_key)
     sorted_key = judged_key[order]
@@ -82,36 +81,11 @@ def judged_keys(qj: QrelsArrays, judged_q: np.ndarray) -> JudgedKeys | None:
     return JudgedKeys(judged_docs, sorted_key, order, bits, tables)
 
 
-def _bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """A packed bit set (2**bits bits; 256 KB for 2**21, so it stays in cache) of the members' bits ``shift ..``."""
-    mask = np.uint64((1 << bits) - 1)
-    slots = ((members >> np.uint64(shift)) & mask).view(np.int64)
-    flags = np.zeros(1 << bits, dtype=bool)
-    flags[slots] = True
-    return np.packbits(flags, bitorder="little")  # bit j of byte i: slot 8 i + j
-
-
-def _bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """Positions of ``values`` whose bits ``shift .. shift + bits`` are set in ``table`` (:func:`_bit_table`: no
-    false negatives)."""
-    mask = np.uint64((1 << bits) - 1)
-    hit = np.empty(len(values), dtype=bool)
-    for start in range(0, len(values), _BLOCK):
-        probe = values[start : start + _BLOCK] >> np.uint64(shift)
-        probe &= mask
-        slot = probe.view(np.int64)
-        byte = np.take(table, slot >> 3)
-        byte >>= (slot & 7).astype(np.uint8)
-        np.bitwise_and(byte, 1, out=byte)
-        hit[start : start + _BLOCK] = byte
-    return np.flatnonzero(hit)
-
-
 def _join_candidates(hashes: np.ndarray, jk: JudgedKeys) -> np.ndarray:
     """Positions of ``hashes`` that pass both bit filters: every judged doc id and a fraction of a percent of the
     others."""
-    cand = _bit_filter(hashes, jk.tables[0], jk.bits, 0)
-    return cand[_bit_filter(hashes[cand], jk.tables[1], jk.bits, 32)]
+    cand = bit_filter(hashes, jk.tables[0], jk.bits, 0)
+    return cand[bit_filter(hashes[cand], jk.tables[1], jk.bits, 32)]
 
 
 def matched_grades(rows: np.ndarray, keys: np.ndarray, jk: JudgedKeys, docs, src, grades: np.ndarray):
