@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = [
+    "MAX_TABLE_BITS",
     "bit_filter",
     "bit_table",
     "contiguous_units",
@@ -48,6 +49,9 @@ _WINDOW = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x85EBCA7
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 _BLOCK = 1 << 15  # elements per block of the elementwise passes
+_FILTER_BLOCK = 1 << 18  # values per probe of a bit table
+#: the largest bit tables (:func:`bit_table`): 8 MB of booleans
+MAX_TABLE_BITS = 23
 _PIECE = 1 << 17  # strings hashed at a time
 
 
@@ -259,7 +263,7 @@ def repeated_candidates(keys: np.ndarray) -> np.ndarray:
     values = _repeated_values(np.sort(keys))
     if not len(values):
         return np.zeros(0, dtype=np.int64)
-    bits = min(26, max(10, (16 * len(values)).bit_length()))
+    bits = min(MAX_TABLE_BITS, max(10, (16 * len(values)).bit_length()))
     rows = bit_filter(keys, bit_table(values, bits, 0), bits, 0)
     found = keys[rows]
     pos = np.minimum(np.searchsorted(values, found), len(values) - 1)
@@ -278,25 +282,22 @@ def _repeated_values(ordered: np.ndarray) -> np.ndarray:
 
 
 def bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """A packed bit set (2**bits bits; 256 KB for 2**21, so it stays in cache) of the members' bits ``shift ..``."""
+    """A set of the members' bits ``shift .. shift + bits``, as 2**bits booleans (2 MB for 2**21: a gather from it
+    costs less than the arithmetic of a packed one)."""
     mask = np.uint64((1 << bits) - 1)
     slots = ((members >> np.uint64(shift)) & mask).view(np.int64)
     flags = np.zeros(1 << bits, dtype=bool)
     flags[slots] = True
-    return np.packbits(flags, bitorder="little")  # bit j of byte i: slot 8 i + j
+    return flags
 
 
 def bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
-    """Positions (int64) of ``values`` whose bits ``shift .. shift + bits`` are set in ``table`` (from
-    :func:`bit_table`: every member passes, and about the table's share of set bits of the others)."""
+    """Positions (int64) of ``values`` whose bits ``shift .. shift + bits`` are in ``table`` (from :func:`bit_table`:
+    every member passes, and about the table's share of set slots of the others)."""
     mask = np.uint64((1 << bits) - 1)
-    hit = np.empty(len(values), dtype=bool)
-    for start in range(0, len(values), _BLOCK):
-        probe = values[start : start + _BLOCK] >> np.uint64(shift)
+    found = []
+    for start in range(0, len(values), _FILTER_BLOCK):
+        probe = values[start : start + _FILTER_BLOCK] >> np.uint64(shift)
         probe &= mask
-        slot = probe.view(np.int64)
-        byte = np.take(table, slot >> 3)
-        byte >>= (slot & 7).astype(np.uint8)
-        np.bitwise_and(byte, 1, out=byte)
-        hit[start : start + _BLOCK] = byte
-    return np.flatnonzero(hit)
+        found.append(np.flatnonzero(np.take(table, probe.view(np.int64))) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)

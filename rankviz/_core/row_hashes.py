@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .hashing import bit_filter, bit_table, doc_hashes, piece_bounds, repeated_candidates
+from .hashing import MAX_TABLE_BITS, bit_filter, bit_table, doc_hashes, piece_bounds, repeated_candidates
 from .hit_ranks import filled_numpy, take_docs
 from .long_run import QrelsArrays
 from .memory import LARGE, release_memory
@@ -50,7 +50,7 @@ class JudgedKeys:
     sorted_key: np.ndarray
     order: np.ndarray  # sorted position -> judged pair
     bits: int
-    tables: tuple[np.ndarray, np.ndarray]  # the packed bit sets of bits 0 .. bits and 32 .. 32 + bits of the hashes
+    tables: tuple[np.ndarray, np.ndarray]  # the sets of bits 0 .. bits and 32 .. 32 + bits of the doc id hashes
 
 
 def salted(hashes: np.ndarray, salt: np.ndarray) -> np.ndarray:
@@ -71,7 +71,7 @@ def judged_keys(qj: QrelsArrays, judged_q: np.ndarray) -> JudgedKeys | None:
     byte read): then the join must go through the doc ids themselves."""
     judged_docs = pa.array(qj.doc_ids.tolist(), pa.string())
     hashes = doc_hashes(judged_docs)
-    bits = min(26, max(10, (32 * len(hashes)).bit_length()))
+    bits = min(MAX_TABLE_BITS, max(10, (32 * len(hashes)).bit_length()))
     tables = (bit_table(hashes, bits, 0), bit_table(hashes, bits, 32))
     judged_key = salted(hashes, judged_q)
     order = np.argsort(judged_key)
