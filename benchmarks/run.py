@@ -338,25 +338,29 @@ def write_results(section: str, start: str, end: str) -> None:
 
 
 NOTES = """\
-How rankviz gets there (`rankviz/_core/judged.py`, `rankviz/_core/row_hashes.py`, `rankviz/_core/hashing.py`): no sort of the run and
-no dictionary of all doc ids. Each row's (cell, doc id) pair is hashed straight from the Arrow string buffers (8-byte
-windows + length, MurmurHash3's finaliser), piece by piece (in TREC order, pieces of 500k rows that never cut a
-query, each filtered for the join and the duplicate check at once, so the hashes of all rows never exist). The qrels
-join keeps the rows whose hash passes two packed bit tables of the judged pairs' hashes, matches them on the full
-hash and confirms them on the real strings. Duplicate pairs are found by counting hash buckets in cache-sized chunks
-of whole queries (TREC order) or of a blockwise radix partition (any order), and only the few candidates are grouped
-by their real doc ids. Ranks come from a branchless binary
-search of each row among its query's distinct relevant scores, skipping rows below the deepest relevant one.
-Judgements stay sparse (judged rows only); per-row codes are int32. Before this (commit e68162b, same data, measured
-in one process during the work): 4.1 s in TREC order and 6.3 s shuffled, 80% of it in the duplicate check, which
-dictionary-encoded all 7 M doc ids (~2 s) and lexsorted them (~1.4 s)."""
+How rankviz gets there (`rankviz/_core/judged.py`, `rankviz/_core/row_hashes.py`, `rankviz/_core/hashing.py`,
+`rankviz/_core/id_codes.py`): no sort of the run's rows and no dictionary of all doc ids. Query ids whose equal values
+come in runs (TREC order) are encoded from the first id of each run (one Arrow comparison of every row with the next,
+on two threads); ids in any order by Arrow's dictionary encoding on two threads. Each row's doc id is hashed straight
+from the Arrow string buffers (8-byte windows read as two aligned words + length, MurmurHash3's finaliser), piece by
+piece on two threads (in TREC order, pieces of 250k rows that never cut a query, so the keys of all rows never exist).
+The qrels join keeps the rows whose doc hash passes two bit tables of the judged doc ids' hashes, matches those few on
+their (query, doc) key and confirms them on the real strings. Duplicate (query, doc) pairs are found by sorting the
+rows' 64-bit (cell, doc) keys (NumPy's vectorised sort: per piece in TREC order, all at once otherwise) and comparing
+neighbours; only the few candidates are grouped by their real doc ids. Ranks come from a branchless binary search of
+each row among its query's distinct relevant scores, skipping rows below the deepest relevant one, in two halves on
+two threads. The look-alike id check compares 200,000 rows' ids with the judged ones, with the regular expression only
+for ids that are not ASCII and no lookup when no respelling changes an id. Judgements stay sparse (judged rows only);
+per-row codes are int32. Before this (commit e68162b, same data, measured in one process during the work): 4.1 s in
+TREC order and 6.3 s shuffled, 80% of it in the duplicate check, which dictionary-encoded all 7 M doc ids (~2 s) and
+lexsorted them (~1.4 s)."""
 
 
 STAGE_NOTES = """\
 Reading the table: the doc-id hashing, the join and the kernels cost the same in either order. Rows in random order
-cost more in three places, all random memory access: the duplicate check must first radix-partition the rows (TREC
-order lets it work on whole queries in place), the rank search reads its per-query tables in random order, and
-Arrow's dictionary encoding of the query ids (in `_frame.py`) probes its hash table in random order."""
+cost more in three places: the query ids must be dictionary-encoded row by row (TREC order lets them be encoded from
+the first id of each run), the duplicate check sorts every row's key at once (TREC order sorts piece by piece in
+cache), and the rank search reads its per-query tables in random order."""
 
 
 def main() -> None:

@@ -22,17 +22,17 @@ that contain a hit. The cost is linear in the number of rows.
 
 Joins and duplicates without a dictionary of doc ids
 ----------------------------------------------------
-Factorizing millions of mostly-unique doc ids costs seconds. Instead every row's
-(cell, doc id) pair gets a 64-bit hash read straight from the Arrow string buffers
+Factorizing millions of mostly-unique doc ids costs seconds. Instead every row's doc
+id gets a 64-bit hash read straight from the Arrow string buffers
 (:mod:`rankviz._core.hashing`). The qrels join keeps the rows whose hash passes two bit
-tables of the judged pairs' hashes, matches them on the full hash and confirms each
-match on the real strings. Duplicate pairs are found by counting hash buckets in
-cache-sized chunks of whole cells (rows grouped by query, as in a TREC run) or of a
-radix partition (rows in any order); the few candidates are grouped by their real
-doc ids. Hash collisions can cost time, never correctness: a match or a duplicate
-is only reported after comparing the strings, and equal strings always hash alike.
-When the rows come grouped by cell, both steps run piece by piece
-(:mod:`rankviz._core.row_hashes`), so the hashes of every row never exist at once.
+tables of the judged doc ids' hashes, matches those few on their (query, doc) key and
+confirms each match on the real strings. Duplicate pairs are found by sorting the
+rows' (cell, doc) keys (the hash plus the cell times an odd constant) and comparing
+neighbours; the few candidates are grouped by their real doc ids. Hash collisions can
+cost time, never correctness: a match or a duplicate is only reported after comparing
+the strings, and equal strings always hash alike. When the rows come grouped by cell,
+both steps run piece by piece on two threads (:mod:`rankviz._core.row_hashes`), so the
+keys of every row never exist at once.
 
 Memory
 ------
