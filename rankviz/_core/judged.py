@@ -56,12 +56,13 @@ from .._errors import DuplicateError, InputError
 from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
-from .id_spelling import warn_id_spelling
+from .id_spelling import look_alikes, warn_id_spelling
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
 from .options import EvalOptions
 from .row_hashes import judged_keys, matched_grades, scan_rows
+from .threads import in_background
 from .unannotated import warn_unannotated, with_unretrieved
 
 __all__ = ["Judged", "judge", "judge_arrays", "condensed"]
@@ -230,11 +231,9 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
     elif qj.query_order is None:  # the judged queries in order of first appearance, and each judgement's number
         judged_q, ids = pd.factorize(np.asarray(qj.query_ids, dtype=object))
     else:
-        ids, judged_q = qj.queries(), None
+        ids, judged_q = qj.queries(), pd.Index(qj.query_order, dtype=object).get_indexer(pd.Index(qj.query_ids))
     ids = np.asarray(ids, dtype=object)
     index = pd.Index(ids, dtype=object)
-    if qj is not None and judged_q is None:
-        judged_q = index.get_indexer(pd.Index(qj.query_ids))
     q_map = index.get_indexer(run.q_values)
     n_runq = len(run.q_values)
     pair_counts = np.zeros((n_sys, n_runq), dtype=np.int64)
@@ -346,6 +345,8 @@ def _judge_arrays(
     run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False, unannotated="drop"
 ) -> Judged:
     closed = qj is None
+    # The look-alike id check reads a sample of the doc ids only: it runs beside the join, its warning said after.
+    spelling = in_background(look_alikes, run.docs, qj.doc_ids) if qj is not None and len(run.docs) else None
     qs = _queries(run, qj, unannotated)
     lacking = warn_unannotated(run.unannotated if closed else None, unannotated, caller)
     n_q, n_cells = qs.n, qs.n_sys * qs.n
@@ -358,7 +359,8 @@ def _judge_arrays(
         run, qj, qs, cell, row_q, grade, src, int(np.count_nonzero(num_ret))
     )
     if qj is not None and len(cell):  # nothing judged, or ids that match only respelled: say so, whatever the size
-        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)))
+        found = spelling.result() if spelling is not None else None
+        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)), found=found)
     del row_q, grade
     drop = _duplicate_rows(cell, repeats, key, run.docs, src, duplicates, run, qs.ids, n_q)
     if drop is not None:
