@@ -212,7 +212,7 @@ class _Queries:
     q_map: np.ndarray  # run query code -> evaluated query number, -1 when not evaluated
     pair_counts: np.ndarray  # rows per (system, run query)
     n_sys: int
-    judged_q: np.ndarray | None = None  # the evaluated query number of each judgement (None without qrels)
+    judged_q: np.ndarray  # the evaluated query number of each judgement (none without qrels)
 
     @property
     def n(self) -> int:
@@ -227,7 +227,7 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
         if unannotated == "drop" and run.unannotated is not None and len(run.unannotated):
             ids = np.asarray(ids, dtype=object)
             ids = ids[~np.isin(ids, run.unannotated)]
-        judged_q = None
+        judged_q = np.zeros(0, dtype=np.int64)
     elif qj.query_order is None:  # the judged queries in order of first appearance, and each judgement's number
         judged_q, ids = pd.factorize(np.asarray(qj.query_ids, dtype=object))
     else:
