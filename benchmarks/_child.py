@@ -233,8 +233,8 @@ def cmd_stages(args) -> dict:
     import collections
 
     import rankviz
-    from rankviz._core import input_shapes as _frame
     from rankviz._core import judged as _judged
+    from rankviz._core import long_run as _frame  # where the query ids are encoded
     from rankviz.measures import dispatch as kernels
 
     runs = {Path(p).stem: _load(p) for p in args.run}
