@@ -233,8 +233,8 @@ def cmd_stages(args) -> dict:
     import collections
 
     import rankviz
-    from rankviz._core import input_shapes as _frame
     from rankviz._core import judged as _judged
+    from rankviz._core import long_run as _frame  # where the query ids are encoded
     from rankviz.measures import dispatch as kernels
 
     runs = {Path(p).stem: _load(p) for p in args.run}
@@ -254,9 +254,11 @@ def cmd_stages(args) -> dict:
         setattr(module, name, wrapper)
 
     timed(_judged, "run_arrays", "columns to arrays (_frame.run_arrays)")
-    timed(_frame, "encode", "  of which: dictionary-encode query (and system) ids (_codes.encode)")
+    timed(_frame, "encode", "  of which: encode query (and system) ids (_codes.encode)")
     timed(
-        _judged, "scan_rows", "hash doc ids with their cell, keep join and duplicate candidates (_row_keys.scan_rows)"
+        _judged,
+        "scan_rows",
+        "hash doc ids, keep join candidates, sort (cell, doc) keys for repeats (_row_keys.scan_rows)",
     )
     timed(_judged, "matched_grades", "qrels join: confirm the candidates (_row_keys.matched_grades)")
     timed(_judged, "_duplicate_rows", "duplicate check: confirm the candidates (_duplicate_rows)")

@@ -15,8 +15,11 @@ Importing rankviz changes nothing else: no matplotlib style, no logging handlers
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from . import accessor as _accessor
-from . import fusion, stats
+from . import stats
 from ._errors import (
     ClosedWorldWarning,
     ColumnError,
@@ -57,8 +60,6 @@ from .evaluation import (
 from .evaluation.leaderboard import ranks
 from .evaluation.stages import Stages
 from .evaluation.tie_effects import TieReport, tie_report
-from .fusion import fuse
-from .history import History
 from .io import (
     BeirData,
     RetrievalLog,
@@ -82,7 +83,13 @@ from .stats.rank_intervals import RankIntervals
 from .stats.results import BootstrapResult, BootstrapResults, Comparison, ConfidenceInterval
 from .stats.table_exports import SignificanceTable
 
+if TYPE_CHECKING:
+    from . import fusion
+    from .fusion import fuse
+    from .history import History
+
 __version__ = "0.1.0"
+
 
 __all__ = [
     "BeirData",
@@ -152,16 +159,20 @@ __all__ = [
     "write_run",
 ]
 
-_LAZY_SUBMODULES = ("plots", "widgets", "datasets", "report", "labels")
+_LAZY_SUBMODULES = ("plots", "widgets", "datasets", "report", "labels", "fusion")
+#: names of the public surface imported on first use: an evaluation never needs them (sqlite3 and a dozen modules)
+_LAZY_NAMES = {"fuse": "fusion", "History": "history"}
 
 
 def __getattr__(name: str):
     # rankviz.plots / .widgets / .datasets / .report / .labels load on first use, so that
-    # ``import rankviz`` does not import matplotlib, seaborn or ipywidgets.
+    # ``import rankviz`` does not import matplotlib, seaborn or ipywidgets; fusion and the history likewise.
     if name in _LAZY_SUBMODULES:
-        import importlib
-
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

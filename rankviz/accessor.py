@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.abc
+import importlib.util
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -188,17 +191,59 @@ def register() -> None:
 def _register_polars() -> None:
     """``pl_df.rankviz`` on polars DataFrames and LazyFrames, when polars is installed (else nothing). Idempotent.
 
-    polars is imported only when it is installed (about 0.1 s); the namespace goes through polars' public
-    API (``polars.api.register_dataframe_namespace``) and registering changes nothing else.
+    ``import rankviz`` never imports polars (about 0.1 s): when polars is already imported the
+    namespace is registered now, otherwise when polars is first imported, by a finder on
+    ``sys.meta_path`` that lets polars' own module run, registers, and takes itself off the path.
+    The namespace goes through polars' public API (``polars.api.register_dataframe_namespace``) and
+    registering changes nothing else.
     """
-    try:
-        import polars
-    except ImportError:
-        return
+    if "polars" in sys.modules:  # imported (or None: marked unimportable)
+        if sys.modules["polars"] is not None:
+            _add_polars_namespace(sys.modules["polars"])
+    elif not any(isinstance(finder, _PolarsFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _PolarsFinder())
 
+
+def _add_polars_namespace(polars) -> None:
     for frame_type, register_namespace in (
         (polars.DataFrame, polars.api.register_dataframe_namespace),
         (polars.LazyFrame, polars.api.register_lazyframe_namespace),
     ):
         if "rankviz" not in frame_type.__dict__:  # already ours (a reload), or another package's: left alone
             register_namespace("rankviz")(PolarsNamespace)
+
+
+class _PolarsFinder(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: on the first ``import polars`` it takes itself off ``sys.meta_path`` and hands out
+    polars' own spec with a loader that registers the namespace once polars' module has run."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "polars":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _ThenRegister(spec.loader)
+        return spec
+
+
+class _ThenRegister(importlib.abc.Loader):
+    """Another loader, which registers the polars namespace after it ran the module (its other methods are the
+    loader's own)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._loader.exec_module(module)
+        try:
+            _add_polars_namespace(module)
+        except Exception:  # noqa: BLE001 -- a polars without this API: no namespace, and polars still imports
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)

@@ -1,4 +1,4 @@
-"""Cheap 64-bit hashes of Arrow strings, and a filter that finds every repeated key.
+"""Cheap 64-bit hashes of Arrow strings, and the rows whose key repeats.
 
 Used by :mod:`rankviz._core.judged` to find duplicate (query, doc) rows and judged rows
 without factorizing millions of mostly-unique doc ids (a hash table of 7 M strings
@@ -13,30 +13,33 @@ String hash
     finaliser. ``w`` grows with the longest string (1 window up to 8 bytes, 2 up to
     16, 3 up to 24, 5 beyond), so every byte of strings up to 40 bytes is read;
     longer strings that share all windows and their length collide and are told
-    apart by the exact check. A (salt, string) pair -- a row's cell and doc id --
-    hashes to ``fmix(salt * golden + fmix(string hash))``: the string's hash is mixed
-    before the salt is added, since the unmixed one is linear in the bytes and pairs
-    whose salts and ids differed by related amounts collided by the thousand.
+    apart by the exact check. :func:`doc_hashes` mixes once (the join and the
+    duplicate check); :func:`string_hashes` mixes again and, with salts, hashes
+    (salt, string) pairs to ``fmix(salt * golden + fmix(string hash))`` (the values
+    run fingerprints are made of, kept from one version to the next).
 Repeated keys
-    Rows are split into *units* that contain every copy of a key (whole cells when
-    the rows come grouped by cell, as in a TREC run file; otherwise a radix
-    partition on the top hash bits). Within chunks of about 64 k rows, a row whose
-    bucket (a few bits of the key) holds no other row cannot be repeated; the
-    rest go to the next round with fresh bits. Buckets stay in cache, so a
-    round costs a few milliseconds per million rows, and the survivors -- every
-    repeated key, plus a few chance collisions -- are returned for an exact check.
+    The keys are sorted (NumPy's vectorised sort) and compared with their neighbours;
+    the rows of the few repeated values are then looked up. Rows grouped in *units*
+    that hold every copy of a key (whole cells, when the rows come grouped by cell as
+    in a TREC run file) are checked piece by piece (:func:`piece_bounds`).
 """
 
 from __future__ import annotations
 
-import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["contiguous_units", "mix", "piece_bounds", "repeated_candidates", "string_hashes", "units_fit"]
+__all__ = [
+    "MAX_TABLE_BITS",
+    "bit_filter",
+    "bit_table",
+    "contiguous_units",
+    "doc_hashes",
+    "mix",
+    "piece_bounds",
+    "repeated_candidates",
+    "string_hashes",
+]
 
 _M1 = 0xFF51AFD7ED558CCD
 _M2 = 0xC4CEB9FE1A85EC53
@@ -45,12 +48,11 @@ _LENGTH = 0xD6E8FEB86659FD93
 _WINDOW = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
-_CHUNK_ROWS = 1 << 16  # rows per filter chunk: a 2**19-bucket count table (4 MB) stays in cache
-_MAX_TABLE_BITS = 19
 _BLOCK = 1 << 15  # elements per block of the elementwise passes
-_PARTITION_BLOCK = 1 << 17
+_FILTER_BLOCK = 1 << 18  # values per probe of a bit table
+#: the largest bit tables (:func:`bit_table`): 8 MB of booleans
+MAX_TABLE_BITS = 23
 _PIECE = 1 << 17  # strings hashed at a time
-_THREADS = min(4, os.cpu_count() or 1)  # threads of the partitioned round on a large array
 
 
 def fmix(x: np.ndarray) -> np.ndarray:
@@ -92,17 +94,21 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
     offset_type = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
     offsets = np.frombuffer(offsets_buf, dtype=offset_type)[arr.offset : arr.offset + n + 1]
     begin, end = int(offsets[0]), int(offsets[-1])
-    # Pad 8 bytes on both sides so every window read stays inside the buffer.
-    padded = np.zeros(end - begin + 16, dtype=np.uint8)
+    # The bytes as aligned 8-byte words, with 8 zero bytes before and at least 8 after: every window read stays
+    # inside. A window at byte p is then two aligned gathers and shifts (NumPy would copy a strided 8-byte view
+    # of the bytes into an array 8 times their size before every gather).
+    size = end - begin + 16
+    padded = np.empty((size + 7) // 8 * 8 + 8, dtype=np.uint8)
+    padded[:8] = 0
+    padded[8 + end - begin :] = 0
     if end > begin:
         padded[8 : 8 + end - begin] = np.frombuffer(data_buf, dtype=np.uint8)[begin:end]
-    view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1].astype(np.int64)
-    starts -= begin - 8
-    length = np.diff(offsets).astype(np.int64)
+    words = padded.view("<u8")
+    starts = np.subtract(offsets[:-1], begin - 8, dtype=np.int64)
+    length = np.diff(offsets).astype(np.int64, copy=False)
 
-    h = np.take(view, starts)
-    h &= np.take(_LOW_BYTES, np.minimum(length, 8))
+    h = _window_at(words, starts)
+    h &= np.take(_LOW_BYTES, np.minimum(length, 8) if windows > 1 else length)  # one window: no string over 8 bytes
     h *= _WINDOW[0]
     if windows > 1:
         # A string's windows depend on its own length only (never on the longest string of the array, or the
@@ -116,7 +122,7 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
             pos //= np.maximum(own - 1, 1)
             pos *= used  # windows a string does not have read its first bytes, then masked out
             pos += starts
-            w = np.take(view, pos)
+            w = _window_at(words, pos)
             w &= used.astype(np.uint64) * np.uint64((1 << 64) - 1)
             w *= _WINDOW[i]
             h ^= w
@@ -124,6 +130,22 @@ def _string_chunk(arr: pa.Array, windows: int) -> np.ndarray:
     length_term *= _LENGTH
     h += length_term
     return h
+
+
+def _window_at(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The 8 bytes from byte ``pos`` of ``words`` (aligned little-endian words), as one little-endian uint64 each."""
+    word = pos >> 3
+    low = np.take(words, word)
+    word += 1
+    high = np.take(words, word)
+    shift = (pos & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    low >>= shift
+    shift ^= np.uint64(63)  # 63 - 8r: two shifts make the 64 - 8r of r = 0 exact (a shift by 64 is not)
+    high <<= np.uint64(1)
+    high <<= shift
+    low |= high
+    return low
 
 
 def _window_count(max_length: int) -> int:
@@ -149,14 +171,8 @@ def _string_pieces(arr) -> list[pa.Array]:
     return [c.slice(start, _PIECE) for c in chunks for start in range(0, len(c), _PIECE)]
 
 
-def string_hashes(arr, salts=None):
-    """A uint64 hash of every string of an Arrow (chunked) string array; equal strings, equal hashes.
-
-    With ``salts`` (a list of integer arrays as long as ``arr``) returns instead one
-    array per salt of hashes of the pairs (salt, string), computed piece by piece so
-    that no intermediate array of all rows is made. The plain hash is the pair hash
-    with salt 0, so ``string_hashes(a)`` equals ``string_hashes(a, [zeros])[0]``.
-    """
+def _raw_pieces(arr):
+    """(piece, fmix of its unmixed string hashes) for each piece of :func:`_string_pieces`."""
     pieces = _string_pieces(arr)
     max_length = 0
     for piece in pieces:
@@ -164,13 +180,41 @@ def string_hashes(arr, salts=None):
             top = pa.compute.max(pa.compute.binary_length(piece)).as_py()
             max_length = max(max_length, top or 0)
     windows = _window_count(max_length)
-    n = sum(len(p) for p in pieces)
+    for piece in pieces:
+        yield piece, fmix(_string_chunk(piece, windows))
+
+
+def doc_hashes(arr) -> np.ndarray:
+    """A uint64 hash of every string of an Arrow (chunked) string array, mixed once; equal strings, equal hashes.
+
+    The cheaper half of :func:`string_hashes` (which mixes these again): for the join
+    and duplicate check, where a hash only has to spread its values evenly over its bits
+    and a collision costs time, never an answer.
+    """
+    out = np.empty(len(arr), dtype=np.uint64)
+    start = 0
+    for piece, raw in _raw_pieces(arr):
+        out[start : start + len(piece)] = raw
+        start += len(piece)
+    return out[:start]
+
+
+def string_hashes(arr, salts=None):
+    """A uint64 hash of every string of an Arrow (chunked) string array; equal strings, equal hashes.
+
+    With ``salts`` (a list of integer arrays as long as ``arr``) returns instead one
+    array per salt of hashes of the pairs (salt, string), computed piece by piece so
+    that no intermediate array of all rows is made. The plain hash is the pair hash
+    with salt 0, so ``string_hashes(a)`` equals ``string_hashes(a, [zeros])[0]``.
+    Its values are kept from one version to the next (run fingerprints in the history
+    are made of them).
+    """
+    n = len(arr)
     outs = [np.empty(n, dtype=np.uint64) for _ in (salts if salts is not None else [None])]
     start = 0
-    for piece in pieces:
+    for piece, raw in _raw_pieces(arr):
         # Mixed before the salt is added: the unmixed hash is linear in the id's bytes, so (salt, id) pairs whose
         # salts and ids differ by related amounts would collide (27,000 pairs among 7M shuffled (query, doc) rows).
-        raw = fmix(_string_chunk(piece, windows))
         stop = start + len(piece)
         if salts is None:
             outs[0][start:stop] = fmix(raw)  # the pair hash with salt 0
@@ -178,6 +222,7 @@ def string_hashes(arr, salts=None):
             for out, salt in zip(outs, salts):
                 _mix_into(raw, salt[start:stop], out[start:stop])
         start = stop
+    outs = [out[:start] for out in outs]
     return outs[0] if salts is None else outs
 
 
@@ -195,8 +240,9 @@ def contiguous_units(groups: np.ndarray, n_distinct: int) -> np.ndarray | None:
     return np.concatenate([[0], np.flatnonzero(change) + 1, [n]]).astype(np.int64)
 
 
-def _chunk_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
-    """Chunks of about ``target`` rows that never cut a unit (``unit_starts`` ends with the row count)."""
+def piece_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
+    """Pieces of about ``target`` rows that never cut a unit (``unit_starts`` ends with the row count): a long
+    array's rows can then be hashed and checked for repeats piece by piece, never holding every row's key."""
     n = int(unit_starts[-1])
     if n <= target:
         return np.array([0, n], dtype=np.int64)
@@ -204,128 +250,54 @@ def _chunk_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
     return np.unique(np.concatenate([[0], cut, [n]])).astype(np.int64)
 
 
-def _filter_round(values: np.ndarray, unit_starts: np.ndarray, shift: int, available: int) -> np.ndarray:
-    """Positions of the values whose bucket (up to 19 bits from ``shift``) holds another value of the same chunk.
+def repeated_candidates(keys: np.ndarray) -> np.ndarray:
+    """Rows (sorted, int64) whose key occurs more than once: every repeated key's rows, and no other.
 
-    ``available`` is how many bits the values have from ``shift`` on.
+    The keys are sorted (NumPy's vectorised sort: a few ns a key, a piece of 250,000 in
+    cache) to find the repeated values, almost always none; only then are their rows
+    looked up: through a bit table of the repeated values first (:func:`bit_filter`), so
+    that only its few candidates are searched for.
     """
-    keep = np.zeros(len(values), dtype=bool)
-    bounds = _chunk_bounds(unit_starts, min(_CHUNK_ROWS, 1 << max(available - 3, 0)))
-    kind = values.dtype.type
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        size = b - a
-        if size < 2:
-            continue
-        bits = min(_MAX_TABLE_BITS, available, max(8, int(size * 8 - 1).bit_length()))
-        bucket = values[a:b] >> kind(shift) if shift else values[a:b].copy()
-        bucket &= kind((1 << bits) - 1)
-        # Non-negative after the mask: as intp without a copy for 8-byte values (older NumPy refuses uint64 here).
-        bucket = bucket.view(np.intp) if bucket.dtype.itemsize == np.dtype(np.intp).itemsize else bucket.astype(np.intp)
-        counts = np.bincount(bucket, minlength=1 << bits)
-        keep[a:b] = counts[bucket] > 1
-    return np.flatnonzero(keep)
-
-
-def _partitioned_round(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first filter round for rows in any order: (surviving rows, part starts among them).
-
-    Rows are radix-partitioned on the top key bits (about 32 k rows a part), so every
-    copy of a key lands in one part, and each part is filtered on the low 19 bits. Each
-    block of ``_PARTITION_BLOCK`` rows is counting-sorted on its own (a stable argsort of
-    8-bit values) and gathered while it is in cache; a part is then the concatenation of
-    its segments of every block. A global argsort and gather would read memory in
-    random order and cost about twice as much. Row numbers are only gathered for the
-    survivors.
-
-    Blocks, then parts, are independent NumPy work that releases the GIL, so a large
-    array's are shared among a few threads (about 1.5x faster on two cores). The
-    arrays that outlive a block are allocated here, in the calling thread, and the
-    threads only fill them: what a thread allocates stays in its own C-library arena,
-    so only its short-lived temporaries (a block's worth) do.
-    """
-    n = len(keys)
-    part_bits = min(8, max(1, (n // (_CHUNK_ROWS // 2)).bit_length()))
-    n_parts = 1 << part_bits
-    low = np.empty(n, dtype=np.int32)
-    order = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
-    starts = range(0, n, _PARTITION_BLOCK)
-    fill = functools.partial(_partition_block, keys, low, order, part_bits)
-    segments = [(start, min(start + _PARTITION_BLOCK, n)) for start in starts]
-    workers = min(_THREADS, len(segments))
-    kept = None
-    if workers > 1:
-        try:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                bounds = list(pool.map(fill, starts))
-                kept = list(pool.map(functools.partial(_filter_part, low, order, segments, bounds), range(n_parts)))
-        except RuntimeError:  # no new threads (the interpreter is shutting down): the same work in this thread
-            kept = None
-    if kept is None:
-        bounds = [fill(start) for start in starts]
-        kept = [_filter_part(low, order, segments, bounds, q) for q in range(n_parts)]
-    pieces = [r for r in kept if len(r)]
-    sizes = [len(r) for r in kept]
-    rows = np.concatenate(pieces).astype(np.int64) if pieces else np.zeros(0, dtype=np.int64)
-    return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-
-
-def _partition_block(keys: np.ndarray, low: np.ndarray, order: np.ndarray, part_bits: int, start: int) -> list[int]:
-    """Fill one block's slice of ``low`` (low key bits) and ``order`` (row numbers) grouped by part; the parts' starts
-    within the block."""
-    block = keys[start : start + _PARTITION_BLOCK]
-    stop = start + len(block)
-    part = (block >> np.uint64(64 - part_bits)).astype(np.uint8)
-    within = np.argsort(part, kind="stable")
-    low_bits = block[within]
-    low_bits &= np.uint64((1 << _MAX_TABLE_BITS) - 1)
-    np.copyto(low[start:stop], low_bits, casting="unsafe")  # below 2**19: exact in int32
-    order[start:stop] = within
-    order[start:stop] += start
-    return [0, *np.cumsum(np.bincount(part, minlength=1 << part_bits)).tolist()]
-
-
-def _filter_part(low, order, segments, bounds, q: int) -> np.ndarray:
-    """The rows of part ``q`` (its segment of every block) whose low bits share a bucket with another's."""
-    values = np.concatenate([low[a + b[q] : a + b[q + 1]] for (a, _), b in zip(segments, bounds)])
-    keep = _filter_round(values, np.array([0, len(values)]), 0, _MAX_TABLE_BITS) if len(values) > 1 else values[:0]
-    if not len(keep):
-        return keep
-    return np.concatenate([order[a + b[q] : a + b[q + 1]] for (a, _), b in zip(segments, bounds)])[keep]
-
-
-def units_fit(unit_starts: np.ndarray | None) -> bool:
-    """Whether units (from :func:`contiguous_units`) are small enough to be filtered chunk by chunk in place."""
-    return unit_starts is not None and np.diff(unit_starts).max(initial=0) <= 4 * _CHUNK_ROWS
-
-
-def piece_bounds(unit_starts: np.ndarray, target: int) -> np.ndarray:
-    """Pieces of about ``target`` rows that never cut a unit: a long array's rows can then be hashed and filtered
-    piece by piece (:func:`repeated_candidates` on each), never holding the hashes of every row."""
-    return _chunk_bounds(unit_starts, target)
-
-
-def repeated_candidates(keys: np.ndarray, unit_starts: np.ndarray | None = None) -> np.ndarray:
-    """Rows (sorted) that may share their key with another row: a superset of every repeated key's rows.
-
-    ``unit_starts`` (from :func:`contiguous_units`) says that equal keys only occur
-    within runs of rows; without it the rows are radix-partitioned by the top key bits.
-    """
-    n = len(keys)
-    if n < 2:
+    if len(keys) < 2:
         return np.zeros(0, dtype=np.int64)
-    if unit_starts is not None and units_fit(unit_starts):
-        rows = _filter_round(keys, unit_starts, 0, 64)
-        units = np.searchsorted(rows, unit_starts)
-    else:
-        rows, units = _partitioned_round(keys)
-    # Round one used bits 0-18; the survivors (about 12%) get bits 19-37, then 38-56.
-    current = keys[rows]
-    for shift in (19, 38):
-        before = len(rows)
-        if before < 2:
-            break
-        keep = _filter_round(current, units, shift, 56 - shift)
-        rows, current, units = rows[keep], current[keep], np.searchsorted(keep, units)
-        if len(rows) > 0.5 * before:
-            break
-    return np.sort(rows)
+    values = _repeated_values(np.sort(keys))
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    bits = min(MAX_TABLE_BITS, max(10, (16 * len(values)).bit_length()))
+    rows = bit_filter(keys, bit_table(values, bits, 0), bits, 0)
+    found = keys[rows]
+    pos = np.minimum(np.searchsorted(values, found), len(values) - 1)
+    return rows[values[pos] == found].astype(np.int64)
+
+
+def _repeated_values(ordered: np.ndarray) -> np.ndarray:
+    """The values that occur more than once in the sorted array ``ordered``, each once, sorted."""
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return ordered[:0]
+    values = ordered[1:][same]
+    first = np.ones(len(values), dtype=bool)
+    first[1:] = values[1:] != values[:-1]
+    return values[first]
+
+
+def bit_table(members: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """A set of the members' bits ``shift .. shift + bits``, as 2**bits booleans (2 MB for 2**21: a gather from it
+    costs less than the arithmetic of a packed one)."""
+    mask = np.uint64((1 << bits) - 1)
+    slots = ((members >> np.uint64(shift)) & mask).view(np.int64)
+    flags = np.zeros(1 << bits, dtype=bool)
+    flags[slots] = True
+    return flags
+
+
+def bit_filter(values: np.ndarray, table: np.ndarray, bits: int, shift: int) -> np.ndarray:
+    """Positions (int64) of ``values`` whose bits ``shift .. shift + bits`` are in ``table`` (from :func:`bit_table`:
+    every member passes, and about the table's share of set slots of the others)."""
+    mask = np.uint64((1 << bits) - 1)
+    found = []
+    for start in range(0, len(values), _FILTER_BLOCK):
+        probe = values[start : start + _FILTER_BLOCK] >> np.uint64(shift)
+        probe &= mask
+        found.append(np.flatnonzero(np.take(table, probe.view(np.int64))) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)

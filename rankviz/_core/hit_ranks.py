@@ -13,9 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .threads import parallel_map
+
 __all__ = ["filled_numpy", "rank_hits", "take_docs"]
 
 _CHUNK = 1 << 18  # rows per pass of the rank search: its temporaries stay in cache
+_PARALLEL_ROWS = 1 << 20  # runs of at least twice this many rows are placed in two halves on two threads
 # The fixed-width rank search is used while its table has at most this many slots (8 MB), or 8 per distinct hit score.
 _MAX_BLOCK_SLOTS = 1 << 20
 _BLOCK_SLOTS_PER_SCORE = 8
@@ -124,28 +127,41 @@ def _place_rows_blocks(cell, key, u_key, u_cell, u_start, has, n_blocks, width):
     shifted = [flat[s - 1 :] for s in steps]
 
     n_slots = (n_blocks + 1) * width
-    placed, eq_rows, eq_slot = [], [], []
-    for start in range(0, len(cell), _CHUNK):
-        c = cell[start : start + _CHUNK]
-        k = key[start : start + _CHUNK]
-        sel = np.flatnonzero(k >= np.take(lowest_hit, c))
-        c, k = c[sel], k[sel]
-        p = np.take(base_of_cell, c)
-        for s, view in zip(steps, shifted):
-            np.add(p, s, out=p, where=np.take(view, p) > k)
-        eq = np.take(flat, p) == k
-        where = np.flatnonzero(eq)
-        p *= 2
-        p += eq
-        placed.append(p)
-        if len(where):
-            eq_rows.append(sel[where] + start)
-            eq_slot.append(p[where] >> 1)
-    # One histogram at the end: a bincount per chunk would clear the whole table every time.
-    hist = (
-        np.bincount(np.concatenate(placed), minlength=2 * n_slots) if placed else np.zeros(2 * n_slots, dtype=np.int64)
-    )
-    del placed
+
+    def place(lo: int, hi: int):
+        """The histogram of rows ``lo .. hi`` and their rows that tie a hit score, with its slot."""
+        placed, eq_rows, eq_slot = [], [], []
+        for start in range(lo, hi, _CHUNK):
+            stop = min(start + _CHUNK, hi)
+            c = cell[start:stop]
+            k = key[start:stop]
+            sel = np.flatnonzero(k >= np.take(lowest_hit, c))
+            c, k = c[sel], k[sel]
+            p = np.take(base_of_cell, c)
+            for s, view in zip(steps, shifted):
+                np.add(p, s, out=p, where=np.take(view, p) > k)
+            eq = np.take(flat, p) == k
+            where = np.flatnonzero(eq)
+            p *= 2
+            p += eq
+            placed.append(p)
+            if len(where):
+                eq_rows.append(sel[where] + start)
+                eq_slot.append(p[where] >> 1)
+        # One histogram per share of the rows: a bincount per chunk would clear the whole table every time.
+        counts = np.bincount(np.concatenate(placed), minlength=2 * n_slots) if placed else None
+        return counts, eq_rows, eq_slot
+
+    n = len(cell)
+    cuts = [0, n] if n < 2 * _PARALLEL_ROWS else [0, n // 2 // _CHUNK * _CHUNK, n]
+    shares = parallel_map(place, cuts[:-1], cuts[1:])
+    hist = np.zeros(2 * n_slots, dtype=np.int64)
+    for counts, _, _ in shares:
+        if counts is not None:
+            hist += counts
+    eq_rows = [r for _, rows, _ in shares for r in rows]
+    eq_slot = [s for _, _, slots in shares for s in slots]
+    del shares
 
     cum = np.cumsum(hist)
     block_start = 2 * (block_of_cell[u_cell] * width)

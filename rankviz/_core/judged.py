@@ -22,17 +22,17 @@ that contain a hit. The cost is linear in the number of rows.
 
 Joins and duplicates without a dictionary of doc ids
 ----------------------------------------------------
-Factorizing millions of mostly-unique doc ids costs seconds. Instead every row's
-(cell, doc id) pair gets a 64-bit hash read straight from the Arrow string buffers
+Factorizing millions of mostly-unique doc ids costs seconds. Instead every row's doc
+id gets a 64-bit hash read straight from the Arrow string buffers
 (:mod:`rankviz._core.hashing`). The qrels join keeps the rows whose hash passes two bit
-tables of the judged pairs' hashes, matches them on the full hash and confirms each
-match on the real strings. Duplicate pairs are found by counting hash buckets in
-cache-sized chunks of whole cells (rows grouped by query, as in a TREC run) or of a
-radix partition (rows in any order); the few candidates are grouped by their real
-doc ids. Hash collisions can cost time, never correctness: a match or a duplicate
-is only reported after comparing the strings, and equal strings always hash alike.
-When the rows come grouped by cell, both steps run piece by piece
-(:mod:`rankviz._core.row_hashes`), so the hashes of every row never exist at once.
+tables of the judged doc ids' hashes, matches those few on their (query, doc) key and
+confirms each match on the real strings. Duplicate pairs are found by sorting the
+rows' (cell, doc) keys (the hash plus the cell times an odd constant) and comparing
+neighbours; the few candidates are grouped by their real doc ids. Hash collisions can
+cost time, never correctness: a match or a duplicate is only reported after comparing
+the strings, and equal strings always hash alike. When the rows come grouped by cell,
+both steps run piece by piece on two threads (:mod:`rankviz._core.row_hashes`), so the
+keys of every row never exist at once.
 
 Memory
 ------
@@ -57,12 +57,13 @@ from .checks import repeated_documents
 from .hashing import contiguous_units
 from .hit_ranks import filled_numpy, rank_hits, take_docs
 from .id_codes import encode
-from .id_spelling import warn_id_spelling
+from .id_spelling import look_alikes, warn_id_spelling
 from .input_shapes import run_arrays
 from .long_run import QrelsArrays, RunArrays
 from .memory import LARGE, blocked_bincount, blocked_take, release_memory
 from .options import EvalOptions
 from .row_hashes import judged_keys, matched_grades, scan_rows
+from .threads import in_background
 from .unannotated import warn_unannotated, with_unretrieved
 
 __all__ = ["Judged", "judge", "judge_arrays", "condensed"]
@@ -212,6 +213,7 @@ class _Queries:
     q_map: np.ndarray  # run query code -> evaluated query number, -1 when not evaluated
     pair_counts: np.ndarray  # rows per (system, run query)
     n_sys: int
+    judged_q: np.ndarray  # the evaluated query number of each judgement (none without qrels)
 
     @property
     def n(self) -> int:
@@ -226,8 +228,11 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
         if unannotated == "drop" and run.unannotated is not None and len(run.unannotated):
             ids = np.asarray(ids, dtype=object)
             ids = ids[~np.isin(ids, run.unannotated)]
+        judged_q = np.zeros(0, dtype=np.int64)
+    elif qj.query_order is None:  # the judged queries in order of first appearance, and each judgement's number
+        judged_q, ids = pd.factorize(np.asarray(qj.query_ids, dtype=object))
     else:
-        ids = qj.queries()
+        ids, judged_q = qj.queries(), pd.Index(qj.query_order, dtype=object).get_indexer(pd.Index(qj.query_ids))
     ids = np.asarray(ids, dtype=object)
     index = pd.Index(ids, dtype=object)
     q_map = index.get_indexer(run.q_values)
@@ -244,7 +249,7 @@ def _queries(run: RunArrays, qj: QrelsArrays | None, unannotated: str = "drop") 
             f"The run and the qrels share no query id (run: {run_sample}, ...; qrels: {qrels_sample}, ...).{hint} "
             "Check that both use the same query ids."
         )
-    return _Queries(ids, index, q_map, pair_counts, n_sys)
+    return _Queries(ids, index, q_map, pair_counts, n_sys, judged_q)
 
 
 def _unjudged(run: RunArrays, qs: _Queries) -> dict:
@@ -286,18 +291,15 @@ def _evaluated_rows(run: RunArrays, qs: _Queries, consume: bool):
 def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_present: int):
     """(duplicate candidates, sorted rows that have a grade, their grades).
 
-    One scan of the rows' (cell, doc id) hashes serves both the duplicate check and
-    the qrels join (:mod:`rankviz._core.row_hashes`): the judged pairs are hashed once per
-    system. With very many systems the join gets (query, doc id) hashes of its own.
-    Judgements are kept sparse.
+    One scan of the rows' doc id hashes serves both the duplicate check and the qrels
+    join (:mod:`rankviz._core.row_hashes`). Judgements are kept sparse.
     """
     closed = qj is None
-    per_system = closed or run.sys_codes is None or qs.n_sys * len(qj.doc_ids) <= max(len(cell) // 16, 1 << 16)
     jk = None
     if not closed and len(qj.doc_ids) and len(cell):
-        jk = judged_keys(qj, qs.index, qs.n_sys if per_system else 1, qs.n)
+        jk = judged_keys(qj, qs.judged_q)
     units = contiguous_units(cell, n_present) if len(cell) >= 2 else None
-    scan = scan_rows(run.docs, src, cell, None if per_system else row_q, jk, units)
+    scan = scan_rows(run.docs, src, cell, row_q, jk, units)
     if closed:
         judged_rows = np.flatnonzero(~np.isnan(grade))
         return scan.repeats, judged_rows, grade[judged_rows]
@@ -305,7 +307,7 @@ def _judgements_of_rows(run, qj, qs: _Queries, cell, row_q, grade, src, n_presen
         judged_rows, judged_grade = matched_grades(scan.join_rows, scan.join_keys, jk, run.docs, src, qj.grades)
     elif len(qj.doc_ids) and len(cell):
         # Two judged pairs of one query share a hash (long ids alike in every byte read): match exactly instead.
-        judged_rows, judged_grade = _lookup_grades_exact(row_q, run.docs, src, qj, qs.index)
+        judged_rows, judged_grade = _lookup_grades_exact(row_q, run.docs, src, qj, qs.judged_q)
     else:
         judged_rows, judged_grade = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     return scan.repeats, judged_rows, judged_grade
@@ -344,6 +346,8 @@ def _judge_arrays(
     run: RunArrays, qj: QrelsArrays | None, *, rel_min, depth, duplicates, caller, consume=False, unannotated="drop"
 ) -> Judged:
     closed = qj is None
+    # The look-alike id check reads a sample of the doc ids only: it runs beside the join, its warning said after.
+    spelling = in_background(look_alikes, run.docs, qj.doc_ids) if qj is not None and len(run.docs) else None
     qs = _queries(run, qj, unannotated)
     lacking = warn_unannotated(run.unannotated if closed else None, unannotated, caller)
     n_q, n_cells = qs.n, qs.n_sys * qs.n
@@ -356,7 +360,8 @@ def _judge_arrays(
         run, qj, qs, cell, row_q, grade, src, int(np.count_nonzero(num_ret))
     )
     if qj is not None and len(cell):  # nothing judged, or ids that match only respelled: say so, whatever the size
-        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)))
+        found = spelling.result() if spelling is not None else None
+        warn_id_spelling(run.docs, qj.doc_ids, any_judged=bool(len(judged_rows)), found=found)
     del row_q, grade
     drop = _duplicate_rows(cell, repeats, key, run.docs, src, duplicates, run, qs.ids, n_q)
     if drop is not None:
@@ -387,7 +392,7 @@ def _judge_arrays(
         cell_group, offsets, grades = _closed_groups(cell[judged_rows], judged_grade, n_cells, run, qs.ids, n_q)
     else:
         cell_group = np.tile(np.arange(n_q, dtype=np.int64), qs.n_sys)
-        offsets, grades = _qrels_groups(qj, qs.index, n_q)
+        offsets, grades = _qrels_groups(qj, qs.judged_q, n_q)
     return Judged(
         systems=run.systems,
         queries=qs.ids,
@@ -408,12 +413,11 @@ def _judge_arrays(
     )
 
 
-def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
+def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, judged_q: np.ndarray):
     """The judged rows and their grades (as :func:`rankviz._core.row_hashes.matched_grades`) through a dictionary of the
     judged doc ids, with no hashing shortcuts."""
     doc_codes, doc_values = encode(pa.array(qj.doc_ids.tolist(), pa.string()))
     n_docs = len(doc_values)
-    judged_q = q_index.get_indexer(pd.Index(qj.query_ids))
     judged_key = judged_q.astype(np.int64) * n_docs + doc_codes
     order = np.argsort(judged_key)
     judged_key, judged_grade = judged_key[order], qj.grades[order].astype(np.float64)
@@ -429,9 +433,9 @@ def _lookup_grades_exact(row_q, docs, src, qj: QrelsArrays, q_index: pd.Index):
     return rows[match], judged_grade[pos[match]]
 
 
-def _qrels_groups(qj: QrelsArrays, q_index: pd.Index, n_q: int) -> tuple[np.ndarray, np.ndarray]:
+def _qrels_groups(qj: QrelsArrays, judged_q: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray]:
     """Judged grades (>= 0) per query, sorted descending within each query."""
-    group = q_index.get_indexer(pd.Index(qj.query_ids)).astype(np.int64)
+    group = judged_q.astype(np.int64)
     grades = qj.grades.astype(np.float64)
     ok = grades >= 0
     group, grades = group[ok], grades[ok]

@@ -321,11 +321,13 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
     d = find_column(frame, "doc", given("doc"), required=True, what="qrels")
     r = find_column(frame, "relevance", given("relevance"), required=True, what="qrels")
     grades = grade_array(frame[r], what="qrels", allow_missing=False)
-    qids = np.asarray(id_array(frame[q], role="query", what="qrels").to_pylist(), dtype=object)
-    dids = np.asarray(id_array(frame[d], role="doc", what="qrels").to_pylist(), dtype=object)
-    pairs = pd.DataFrame({"q": qids, "d": dids})
-    dup = pairs.duplicated(keep=False).to_numpy()
-    if dup.any():
+    q_arr = id_array(frame[q], role="query", what="qrels")
+    d_arr = id_array(frame[d], role="doc", what="qrels")
+    qids = np.asarray(q_arr.to_pylist(), dtype=object)
+    dids = np.asarray(d_arr.to_pylist(), dtype=object)
+    if _repeats_a_pair(q_arr, d_arr):
+        pairs = pd.DataFrame({"q": qids, "d": dids})
+        dup = pairs.duplicated(keep=False).to_numpy()
         examples = pairs[dup].drop_duplicates().head(3)
         shown = ", ".join(f"({a!r}, {b!r})" for a, b in zip(examples["q"], examples["d"]))
         raise DuplicateError(
@@ -334,6 +336,20 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
             "keep one judgement per pair, e.g. qrels.drop_duplicates(['query_id', 'doc_id'])."
         )
     return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]), doc_kind=id_kind(frame[d]))
+
+
+def _repeats_a_pair(queries, docs) -> bool:
+    """Whether some (query, doc) pair occurs twice: both columns dictionary-encoded, their code pairs sorted."""
+    codes = []
+    for ids in (queries, docs):
+        encoded = pc.dictionary_encode(ids)
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        n = len(chunks[0].dictionary) if chunks else 0
+        indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+        codes.append((np.concatenate(indices).astype(np.int64) if indices else np.zeros(0, np.int64), n))
+    (q_codes, _), (d_codes, n_docs) = codes
+    pairs = np.sort(q_codes * max(n_docs, 1) + d_codes)
+    return bool((pairs[1:] == pairs[:-1]).any())
 
 
 def warn_id_kinds(run_query: str, qrels_query: str, run_doc: str, qrels_doc: str) -> None:
