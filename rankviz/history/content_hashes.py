@@ -35,6 +35,9 @@ tells whether two evaluations saw the same run, it is not a signature.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -42,7 +45,7 @@ import pyarrow.compute as pc
 
 from .._core.long_run import id_array
 
-__all__ = ["text_hashes", "column_hashes", "run_digest"]
+__all__ = ["text_hashes", "column_hasher", "run_digest"]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -77,12 +80,10 @@ def _chunks(arr) -> list[pa.Array]:
     return out
 
 
-def _hash_block(view: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
-    """Hash the strings whose byte ranges are ``offsets[i]:offsets[i+1]`` of the padded buffer ``view``."""
+def _hash_block(view: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The hashes of the strings whose byte ranges are ``offsets[i]:offsets[i+1]`` of the padded buffer ``view``."""
     starts = offsets[:-1]
     length = np.diff(offsets)
-    if not len(length):
-        return
     if int(length.max()) <= 8:
         sums = view[starts]  # fancy indexing: np.take would first copy the whole strided view
         sums &= np.take(_LOW_BYTES, length)
@@ -109,53 +110,59 @@ def _hash_block(view: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
     term = length.view(np.uint64)
     term *= _C
     sums += term
-    out[:] = _fmix(sums)
+    return _fmix(sums)
+
+
+def _piece_hashes(piece: pa.Array) -> np.ndarray:
+    """:func:`text_hashes` of one string or large_string array (a block's worth: its bytes are copied once, padded)."""
+    n = len(piece)
+    _, offsets_buf, data_buf = piece.buffers()[:3]
+    large = pa.types.is_large_string(piece.type)
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64 if large else np.int32)
+    offsets = offsets[piece.offset : piece.offset + n + 1].astype(np.int64)
+    begin, end = int(offsets[0]), int(offsets[-1])
+    padded = np.empty(end - begin + 8, dtype=np.uint8)  # 8 zero bytes after the data: every 8-byte read stays inside
+    if end > begin:
+        padded[: end - begin] = np.frombuffer(data_buf, dtype=np.uint8)[begin:end]
+    padded[end - begin :] = 0
+    view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    offsets -= begin
+    return _hash_block(view, offsets)
 
 
 def text_hashes(arr) -> np.ndarray:
     """A uint64 hash of every byte of every string of an Arrow (chunked) string array; equal strings, equal hashes."""
-    n = len(arr)
-    out = np.empty(n, dtype=np.uint64)
+    out = np.empty(len(arr), dtype=np.uint64)
     done = 0
     for chunk in _chunks(arr):
-        if not len(chunk):
-            continue
-        _, offsets_buf, data_buf = chunk.buffers()[:3]
-        large = pa.types.is_large_string(chunk.type)
-        offsets = np.frombuffer(offsets_buf, dtype=np.int64 if large else np.int32)
-        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1].astype(np.int64)
-        begin, end = int(offsets[0]), int(offsets[-1])
-        # 8 zero bytes after the data, so that every 8-byte read stays inside the buffer
-        padded = np.zeros(end - begin + 8, dtype=np.uint8)
-        if end > begin:
-            padded[: end - begin] = np.frombuffer(data_buf, dtype=np.uint8)[begin:end]
-        view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-        offsets -= begin
         for start in range(0, len(chunk), _BLOCK):
-            stop = min(start + _BLOCK, len(chunk))
-            _hash_block(view, offsets[start : stop + 1], out[done + start : done + stop])
-        done += len(chunk)
+            piece = chunk.slice(start, _BLOCK)
+            out[done : done + len(piece)] = _piece_hashes(piece)
+            done += len(piece)
     return out
 
 
-def column_hashes(series: pd.Series, *, role: str, what: str) -> np.ndarray:
-    """The hash of each id of a column read as rankviz reads ids (:func:`~rankviz._core.long_run.id_array`).
+def column_hasher(series: pd.Series, *, role: str, what: str) -> Callable[[int, int], np.ndarray]:
+    """``hashes(a, b)``: the :func:`text_hashes` of rows ``a`` to ``b`` of an id column read as rankviz reads ids
+    (:func:`~rankviz._core.long_run.id_array`), computed a block at a time.
 
-    A categorical column of string categories (``read_run``'s ``system``) is hashed
-    per category and taken by its codes, without a string per row.
+    A categorical column of string categories (``read_run``'s ``system``) is hashed per
+    category and taken by its codes, without a string per row. A column whose ids come in
+    runs (a run's systems and queries, usually) is hashed once per run.
     """
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) and all(isinstance(v, str) for v in dtype.categories):
         codes = series.cat.codes.to_numpy()
         if len(codes) and int(codes.min()) >= 0:  # a missing id goes the general way, which names its row
-            return text_hashes(pa.array(list(dtype.categories), pa.string()))[codes]
+            table = text_hashes(pa.array(list(dtype.categories), pa.string()))
+            return lambda a, b: table[codes[a:b]]
     arr = id_array(series, role=role, what=what)
     n = len(arr)
     if n > _SAMPLE and len(_changes(arr.slice(0, _SAMPLE))) * 4 < _SAMPLE:  # ids come in runs (a run's system, query)
         starts = np.concatenate([[0], _changes(arr)]).astype(np.int64)
         if len(starts) * 4 < n:  # each run's first id hashed once, then repeated (an Arrow comparison per row)
-            return np.repeat(text_hashes(arr.take(pa.array(starts))), np.diff(np.append(starts, n)))
-    return text_hashes(arr)
+            return functools.partial(_repeated, starts, np.append(starts[1:], n), text_hashes(arr.take(starts)))
+    return lambda a, b: text_hashes(arr.slice(a, b - a))
 
 
 def _changes(arr) -> np.ndarray:
@@ -164,18 +171,27 @@ def _changes(arr) -> np.ndarray:
     return np.flatnonzero(differ.to_numpy(zero_copy_only=False)) + 1
 
 
-def run_digest(hashes: list[np.ndarray], values: np.ndarray) -> tuple[int, int]:
-    """The sum and the sum of squares (mod 2**64) of the rows' hashes: ``hashes`` (one array per id column) and
-    ``values`` (float64, their bits) combined per row. Independent of the order of the rows."""
-    bits = values.view(np.uint64)
+def _repeated(starts: np.ndarray, ends: np.ndarray, heads: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Rows ``a`` to ``b`` of runs of equal hashes (run ``i``: rows ``starts[i]`` to ``ends[i]``, hash ``heads[i]``)."""
+    first = int(np.searchsorted(starts, a, side="right")) - 1
+    last = int(np.searchsorted(starts, b, side="left"))
+    counts = np.minimum(ends[first:last], b) - np.maximum(starts[first:last], a)
+    return np.repeat(heads[first:last], counts)
+
+
+def run_digest(hashers: list[Callable[[int, int], np.ndarray]], values: np.ndarray) -> tuple[int, int]:
+    """The sum and the sum of squares (mod 2**64) of the rows' hashes: the id columns' hashes (``hashers``, from
+    :func:`column_hasher`) and ``values`` (float64, their bits) combined per row, a block of rows at a time (no
+    array as long as the run is made). Independent of the order of the rows."""
     total = squares = 0
     with np.errstate(over="ignore"):
-        for start in range(0, len(bits), _BLOCK):
-            stop = start + _BLOCK
-            row = bits[start:stop].copy()
-            for factor, column in zip(_ROW, hashes):  # ((v * a + h1) * b + h2) * c + h3, then mixed
+        for start in range(0, len(values), _BLOCK):
+            stop = min(start + _BLOCK, len(values))
+            row = values[start:stop] + 0.0  # -0.0 is 0.0
+            row = row.view(np.uint64)
+            for factor, hashes in zip(_ROW, hashers):  # ((v * a + h1) * b + h2) * c + h3, then mixed
                 row *= factor
-                row += column[start:stop]
+                row += hashes(start, stop)
             _fmix(row)
             total += int(row.sum(dtype=np.uint64))
             row *= row

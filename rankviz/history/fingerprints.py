@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from .._core.columns import Columns, find_column
 from .._core.long_run import check_frame, grade_array, id_array, resolve_long_run, resolve_qrels
 from .._errors import RankvizError
-from .content_hashes import column_hashes, run_digest
+from .content_hashes import column_hasher, run_digest
 
 __all__ = [
     "qrels_fingerprints",
@@ -124,14 +124,15 @@ def run_fingerprint(run) -> str | None:
     try:
         cols = resolve_long_run(run)
         roles = [(cols.query, "query"), (cols.doc, "doc"), (cols.system, "system")]
-        hashes = [column_hashes(cols.frame[c], role=role, what="run") for c, role in roles if c is not None]
+        hashes = [column_hasher(cols.frame[c], role=role, what="run") for c, role in roles if c is not None]
     except RankvizError:  # not a long run (e.g. lists per query): no run fingerprint
         return None
-    value = cols.score if cols.score is not None else cols.rank
-    values = pd.to_numeric(cols.frame[value], errors="coerce").to_numpy(dtype=np.float64) + 0.0  # -0.0 is 0.0
-    total, squares = run_digest(hashes, values)
+    column = cols.frame[cols.score if cols.score is not None else cols.rank]
+    if column.dtype != np.float64:
+        column = pd.to_numeric(column, errors="coerce")
+    total, squares = run_digest(hashes, column.to_numpy(dtype=np.float64))
     kind = "score" if cols.score is not None else "rank"
-    return digest(f"{kind};{len(hashes)};{len(values)};{total};{squares}")
+    return digest(f"{kind};{len(hashes)};{len(column)};{total};{squares}")
 
 
 def options_fingerprint(options: dict) -> str:
