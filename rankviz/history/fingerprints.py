@@ -86,7 +86,9 @@ def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tup
         resolve_qrels(qrels, columns)  # raises DuplicateError, naming the pairs judged twice
     docs = docs.cast(pa.large_string())
     parts = [pc.utf8_length(docs), ":", docs, "=", grades.take(order), ";"]
-    text = pc.binary_join_element_wise(*(pc.cast(p, pa.large_string()) for p in parts), pa.scalar("", pa.large_string()))
+    text = pc.binary_join_element_wise(
+        *(pc.cast(p, pa.large_string()) for p in parts), pa.scalar("", pa.large_string())
+    )
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
     data = memoryview(text.buffers()[2])  # n >= 1: check_frame refused empty qrels
     change = pc.not_equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)

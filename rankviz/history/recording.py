@@ -19,11 +19,11 @@ from ..evaluation.pipeline import read_judgements, read_run_input
 from ..measures import aggregate, parse_measure
 from .file import RECORD_COLUMNS
 from .fingerprints import (
-    start_environment_meta,
     options_fingerprint,
     qrels_fingerprints,
     queries_fingerprint,
     run_fingerprint,
+    start_environment_meta,
 )
 from .records import Record, record_from_values, table_bytes
 
