@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 
 from .._core.long_run import id_array
 
-__all__ = ["text_hashes", "column_hasher", "run_digest"]
+__all__ = ["text_hashes", "id_source", "column_hasher", "run_digest"]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -142,21 +142,32 @@ def text_hashes(arr) -> np.ndarray:
     return out
 
 
-def column_hasher(series: pd.Series, *, role: str, what: str) -> Callable[[int, int], np.ndarray]:
-    """``hashes(a, b)``: the :func:`text_hashes` of rows ``a`` to ``b`` of an id column read as rankviz reads ids
-    (:func:`~rankviz._core.long_run.id_array`), computed a block at a time.
+def id_source(series: pd.Series, *, role: str, what: str):
+    """An id column read as rankviz reads ids (:func:`~rankviz._core.long_run.id_array`), for :func:`column_hasher`.
 
-    A categorical column of string categories (``read_run``'s ``system``) is hashed per
-    category and taken by its codes, without a string per row. A column whose ids come in
-    runs (a run's systems and queries, usually) is hashed once per run.
+    The only step that reads pandas: what it returns is an Arrow string array, or for a
+    categorical column of string categories (``read_run``'s ``system``) the categories'
+    hashes and the codes, so that the hashing may run in another thread.
     """
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) and all(isinstance(v, str) for v in dtype.categories):
         codes = series.cat.codes.to_numpy()
         if len(codes) and int(codes.min()) >= 0:  # a missing id goes the general way, which names its row
-            table = text_hashes(pa.array(list(dtype.categories), pa.string()))
-            return lambda a, b: table[codes[a:b]]
-    arr = id_array(series, role=role, what=what)
+            return text_hashes(pa.array(list(dtype.categories), pa.string())), codes
+    return id_array(series, role=role, what=what)
+
+
+def column_hasher(source) -> Callable[[int, int], np.ndarray]:
+    """``hashes(a, b)``: the :func:`text_hashes` of rows ``a`` to ``b`` of an :func:`id_source`, a block at a time.
+
+    A categorical column is hashed per category and taken by its codes, without a string
+    per row. A column whose ids come in runs (a run's systems and queries, usually) is
+    hashed once per run. Arrow and NumPy only (no pandas): safe in another thread.
+    """
+    if isinstance(source, tuple):
+        table, codes = source
+        return lambda a, b: table[codes[a:b]]
+    arr = source
     n = len(arr)
     if n > _SAMPLE and len(_changes(arr.slice(0, _SAMPLE))) * 4 < _SAMPLE:  # ids come in runs (a run's system, query)
         starts = np.concatenate([[0], _changes(arr)]).astype(np.int64)
@@ -179,10 +190,11 @@ def _repeated(starts: np.ndarray, ends: np.ndarray, heads: np.ndarray, a: int, b
     return np.repeat(heads[first:last], counts)
 
 
-def run_digest(hashers: list[Callable[[int, int], np.ndarray]], values: np.ndarray) -> tuple[int, int]:
-    """The sum and the sum of squares (mod 2**64) of the rows' hashes: the id columns' hashes (``hashers``, from
-    :func:`column_hasher`) and ``values`` (float64, their bits) combined per row, a block of rows at a time (no
-    array as long as the run is made). Independent of the order of the rows."""
+def run_digest(sources: list, values: np.ndarray) -> tuple[int, int]:
+    """The sum and the sum of squares (mod 2**64) of the rows' hashes: the id columns' hashes (``sources``, from
+    :func:`id_source`) and ``values`` (float64, their bits) combined per row, a block of rows at a time (no
+    array as long as the run is made). Independent of the order of the rows. Arrow and NumPy only."""
+    hashers = [column_hasher(source) for source in sources]
     total = squares = 0
     with np.errstate(over="ignore"):
         for start in range(0, len(values), _BLOCK):

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import subprocess
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -23,12 +24,13 @@ import pyarrow.compute as pc
 from .._core.columns import Columns, find_column
 from .._core.long_run import check_frame, grade_array, id_array, resolve_long_run, resolve_qrels
 from .._errors import RankvizError
-from .content_hashes import column_hasher, run_digest
+from .content_hashes import id_source, run_digest
 
 __all__ = [
     "qrels_fingerprints",
     "queries_fingerprint",
     "run_fingerprint",
+    "run_fingerprint_task",
     "options_fingerprint",
     "digest",
     "environment_meta",
@@ -121,20 +123,33 @@ def run_fingerprint(run) -> str | None:
     in cache-sized blocks. None for anything that is not a long run frame (a
     per-query table, per-query lists).
     """
+    task = run_fingerprint_task(run)
+    return None if task is None else task()
+
+
+def run_fingerprint_task(run) -> Callable[[], str] | None:
+    """:func:`run_fingerprint` in two steps: this reads the run's columns (pandas, in the calling thread); the
+    function it returns computes the fingerprint from Arrow and NumPy arrays only, so it may run in another
+    thread while the run is evaluated. None when the run is not a long run frame."""
     if not isinstance(run, pd.DataFrame):
         return None
     try:
         cols = resolve_long_run(run)
         roles = [(cols.query, "query"), (cols.doc, "doc"), (cols.system, "system")]
-        hashes = [column_hasher(cols.frame[c], role=role, what="run") for c, role in roles if c is not None]
+        sources = [id_source(cols.frame[c], role=role, what="run") for c, role in roles if c is not None]
     except RankvizError:  # not a long run (e.g. lists per query): no run fingerprint
         return None
     column = cols.frame[cols.score if cols.score is not None else cols.rank]
     if column.dtype != np.float64:
         column = pd.to_numeric(column, errors="coerce")
-    total, squares = run_digest(hashes, column.to_numpy(dtype=np.float64))
+    values = column.to_numpy(dtype=np.float64)
     kind = "score" if cols.score is not None else "rank"
-    return digest(f"{kind};{len(hashes)};{len(column)};{total};{squares}")
+
+    def task() -> str:
+        total, squares = run_digest(sources, values)
+        return digest(f"{kind};{len(sources)};{len(values)};{total};{squares}")
+
+    return task
 
 
 def options_fingerprint(options: dict) -> str:
