@@ -147,7 +147,7 @@ def id_source(series: pd.Series, *, role: str, what: str):
 
     The only step that reads pandas: what it returns is an Arrow string array, or for a
     categorical column of string categories (``read_run``'s ``system``) the categories'
-    hashes and the codes, so that the hashing may run in another thread.
+    hashes and the codes.
     """
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) and all(isinstance(v, str) for v in dtype.categories):
@@ -162,7 +162,7 @@ def column_hasher(source) -> Callable[[int, int], np.ndarray]:
 
     A categorical column is hashed per category and taken by its codes, without a string
     per row. A column whose ids come in runs (a run's systems and queries, usually) is
-    hashed once per run. Arrow and NumPy only (no pandas): safe in another thread.
+    hashed once per run.
     """
     if isinstance(source, tuple):
         table, codes = source
@@ -193,7 +193,7 @@ def _repeated(starts: np.ndarray, ends: np.ndarray, heads: np.ndarray, a: int, b
 def run_digest(sources: list, values: np.ndarray) -> tuple[int, int]:
     """The sum and the sum of squares (mod 2**64) of the rows' hashes: the id columns' hashes (``sources``, from
     :func:`id_source`) and ``values`` (float64, their bits) combined per row, a block of rows at a time (no
-    array as long as the run is made). Independent of the order of the rows. Arrow and NumPy only."""
+    array as long as the run is made). Independent of the order of the rows."""
     hashers = [column_hasher(source) for source in sources]
     total = squares = 0
     with np.errstate(over="ignore"):

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -30,7 +29,6 @@ __all__ = [
     "qrels_fingerprints",
     "queries_fingerprint",
     "run_fingerprint",
-    "run_fingerprint_task",
     "options_fingerprint",
     "digest",
     "environment_meta",
@@ -123,14 +121,6 @@ def run_fingerprint(run) -> str | None:
     in cache-sized blocks. None for anything that is not a long run frame (a
     per-query table, per-query lists).
     """
-    task = run_fingerprint_task(run)
-    return None if task is None else task()
-
-
-def run_fingerprint_task(run) -> Callable[[], str] | None:
-    """:func:`run_fingerprint` in two steps: this reads the run's columns (pandas, in the calling thread); the
-    function it returns computes the fingerprint from Arrow and NumPy arrays only, so it may run in another
-    thread while the run is evaluated. None when the run is not a long run frame."""
     if not isinstance(run, pd.DataFrame):
         return None
     try:
@@ -143,13 +133,9 @@ def run_fingerprint_task(run) -> Callable[[], str] | None:
     if column.dtype != np.float64:
         column = pd.to_numeric(column, errors="coerce")
     values = column.to_numpy(dtype=np.float64)
+    total, squares = run_digest(sources, values)
     kind = "score" if cols.score is not None else "rank"
-
-    def task() -> str:
-        total, squares = run_digest(sources, values)
-        return digest(f"{kind};{len(sources)};{len(values)};{total};{squares}")
-
-    return task
+    return digest(f"{kind};{len(sources)};{len(values)};{total};{squares}")
 
 
 def options_fingerprint(options: dict) -> str:

@@ -7,7 +7,6 @@ import datetime
 import functools
 import json
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -24,7 +23,6 @@ from .fingerprints import (
     qrels_fingerprints,
     queries_fingerprint,
     run_fingerprint,
-    run_fingerprint_task,
     start_environment_meta,
 )
 from .records import Record, record_from_values, table_bytes
@@ -41,7 +39,6 @@ __all__ = [
     "RESERVED",
     "Prepared",
     "prepare",
-    "evaluate_and_fingerprint",
 ]
 
 #: refs that are not names
@@ -151,34 +148,6 @@ def utc_time(value, caller: str) -> str:
     return stamp.to_pydatetime().isoformat(timespec="microseconds")
 
 
-def evaluate_and_fingerprint(run, measures, qrels, keywords: dict) -> tuple[pd.DataFrame, str | None]:
-    """The per-query table and the run's fingerprint, computed side by side.
-
-    The run's columns are read first, in this thread; the fingerprint (NumPy and Arrow,
-    which release the GIL) is then computed in a second thread while the run is
-    evaluated, so that on a machine with a core to spare it adds next to nothing to the
-    evaluation's time. Should reading the columns fail unexpectedly, the evaluation goes
-    first (it names what is wrong with a run) and the fingerprint is computed after it.
-    """
-    try:
-        task = run_fingerprint_task(run)
-    except Exception:  # noqa: BLE001 - an input the evaluation refuses with a better message: it goes first
-        table = evaluate(run, measures, qrels, per_query=True, **keywords)
-        return table, run_fingerprint(run)
-    if task is None:
-        return evaluate(run, measures, qrels, per_query=True, **keywords), None
-    try:
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankviz-fingerprint")
-        future = pool.submit(task)
-    except RuntimeError:  # no new threads (the interpreter is shutting down): one after the other
-        return evaluate(run, measures, qrels, per_query=True, **keywords), task()
-    try:
-        table = evaluate(run, measures, qrels, per_query=True, **keywords)
-    finally:
-        pool.shutdown(wait=True)  # also when the evaluation failed: no thread outlives the call
-    return table, future.result()
-
-
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     """An evaluation ready to be written: the ``records`` row, the qrels' fingerprints, and the Record it reads as."""
@@ -222,7 +191,8 @@ def _prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, 
     else:
         if measures is None:
             raise InputError(f"{caller}: name the measures to evaluate, e.g. ['nDCG@10', 'RR@10'].")
-        table, run_fp = evaluate_and_fingerprint(run, measures, qrels, keywords)
+        table = evaluate(run, measures, qrels, per_query=True, **keywords)
+        run_fp = run_fingerprint(run)
     if wanted is not None:
         table = table[table["query_id"].astype(str).isin(set(wanted))].reset_index(drop=True)
         if not len(table):
