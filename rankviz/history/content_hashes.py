@@ -22,8 +22,13 @@ Everything runs over blocks of ``_BLOCK`` rows, so the dozen NumPy passes of a b
 stay in cache instead of streaming arrays of millions of rows through memory a
 dozen times.
 
-Collision resistance: these are 64-bit hashes of non-adversarial content. Two
-different rows get equal hashes with probability about 2**-64; the digest of a run
+Collision resistance: these are 64-bit hashes of non-adversarial content. A row's
+hash is ``fmix(((v * a + h_query) * b + h_doc) * c + h_system)`` with ``v`` the
+score's bits and ``a``, ``b``, ``c`` odd: two rows that differ only in their score
+differ before ``fmix`` by ``a * b * c`` times a non-zero number, so they never
+collide; rows that differ in an id get equal hashes with probability about 2**-64
+(the ids' hashes are mixed before they are combined, so related ids do not cancel
+each other linearly). The digest of a run
 (:func:`run_digest`) then keeps the row count, the sum and the sum of squares of the
 row hashes modulo 2**64, which do not depend on the order of the rows. Changing,
 adding or removing rows leaves both sums unchanged only if the changed rows' hashes
