@@ -123,8 +123,8 @@ def _piece_hashes(piece: pa.Array) -> np.ndarray:
     n = len(piece)
     _, offsets_buf, data_buf = piece.buffers()[:3]
     large = pa.types.is_large_string(piece.type)
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64 if large else np.int32)
-    offsets = offsets[piece.offset : piece.offset + n + 1].astype(np.int64)
+    raw = np.frombuffer(offsets_buf, dtype=np.int64 if large else np.int32)
+    offsets: np.ndarray = raw[piece.offset : piece.offset + n + 1].astype(np.int64)
     begin, end = int(offsets[0]), int(offsets[-1])
     padded = np.empty(end - begin + 8, dtype=np.uint8)  # 8 zero bytes after the data: every 8-byte read stays inside
     if end > begin:
