@@ -4,7 +4,8 @@ Data: ``benchmarks/datagen.py`` (deterministic), 7,000 queries, 4 systems each
 reranking the top ``--depth`` (default 100) of the generated run, 4 measures
 (nDCG@10, RR@10, AP, R@100): a 28,000-row per-query table.
 
-Timed (medians of ``--repeats``, one process, after one untimed warm-up):
+Timed (medians of ``--repeats``, one process, after one untimed warm-up; the two
+first calls alternate, so that both see the same load on the shared machine):
 
 - ``evaluate(run, measures, qrels, per_query=True)`` alone;
 - ``history.record(run, qrels, measures)`` followed by ``history.get(id)`` (evaluation,
@@ -12,6 +13,10 @@ Timed (medians of ``--repeats``, one process, after one untimed warm-up):
   transaction, and reading the record back); the overhead is the difference;
 - ``history.record(per_query_table, qrels)`` + ``get``: the same without evaluating
   (no run fingerprint).
+
+Before/after (``--against COMMIT``): the same two timings in separate processes,
+alternating this tree and ``COMMIT``'s ``rankviz/`` (exported with ``git archive``)
+for ``--rounds`` rounds, the load average noted beside each.
 
 File growth: the file's size after each of 10 records of the 28,000-row table
 (WAL checkpointed), and bytes per query-row.
@@ -23,6 +28,7 @@ of ``benchmarks/RESULTS.md``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import subprocess
@@ -34,7 +40,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]
+# --tree DIR: measure the rankviz under DIR (a child process of --against)
+TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv else HERE.parent
+sys.path[:0] = [str(TREE), str(HERE)]
 
 import datagen  # noqa: E402
 from run import write_results  # noqa: E402
@@ -61,23 +69,111 @@ def timed(call, repeats: int) -> tuple[float, list[float]]:
     return float(np.median(times)), times
 
 
+#: CPU seconds (this process, all its threads) of the calls ``alternated`` timed, by call: less sensitive than the
+#: wall clock to the other users of a shared machine (they still slow the caches and the memory)
+CPU: dict[int, list[float]] = {}
+
+
+def alternated(first, second, repeats: int) -> tuple[list[float], list[float]]:
+    """Times of ``first`` and ``second`` called in turn ``repeats`` times (after one warm-up of each)."""
+    first(), second()
+    a, b = [], []
+    CPU.clear()
+    for _ in range(repeats):
+        for i, (call, times) in enumerate(((first, a), (second, b))):
+            began, cpu = time.perf_counter(), time.process_time()
+            call()
+            times.append(time.perf_counter() - began)
+            CPU.setdefault(i, []).append(time.process_time() - cpu)
+    return a, b
+
+
+def data(queries: int, depth: int):
+    run, qrels = datagen.generate(queries, depth, 20261233)
+    return datagen.systems(run, 4, depth, 20261234), qrels
+
+
+def overhead(runs, qrels, repeats: int) -> tuple[list[float], list[float]]:
+    """Times of ``evaluate`` and of ``record`` + ``get``, alternated, in a fresh history."""
+    history = History(os.path.join(tempfile.mkdtemp(), "history.sqlite"))
+    return alternated(
+        lambda: rankviz.evaluate(runs, MEASURES, qrels, per_query=True),
+        lambda: history.get(history.record(runs, qrels, MEASURES).id),
+        repeats,
+    )
+
+
+def child(args) -> None:
+    """``--tree``: print one JSON line of this tree's timings."""
+    runs, qrels = data(args.queries, args.depth)
+    load = uptime()
+    e_times, r_times = overhead(runs, qrels, args.repeats)
+    print(json.dumps({"load": load, "evaluate": e_times, "record": r_times, "cpu": [CPU[0], CPU[1]],
+                      "rankviz": rankviz.__file__}))  # fmt: skip
+
+
+def against(args) -> list[str]:
+    """Rows of a markdown table: this tree and ``--against``'s, alternated in separate processes."""
+    folder = tempfile.mkdtemp()
+    archive = subprocess.run(["git", "archive", args.against, "rankviz"], cwd=HERE.parent, capture_output=True,
+                             check=True).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=HERE.parent, capture_output=True,
+                            text=True, check=True).stdout.strip()  # fmt: skip
+    trees = [(f"before ({commit})", folder), ("after (this tree)", str(HERE.parent))]
+    rows, overheads, cpus = [], {label: [] for label, _ in trees}, {label: [] for label, _ in trees}
+    for round_ in range(args.rounds):
+        for label, tree in trees:
+            out = subprocess.run(
+                [sys.executable, __file__, "--tree", tree, "--queries", str(args.queries), "--depth", str(args.depth),
+                 "--repeats", str(args.repeats)], capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            got = json.loads(out.strip().splitlines()[-1])
+            assert got["rankviz"].startswith(tree), got["rankviz"]
+            e, r = float(np.median(got["evaluate"])), float(np.median(got["record"]))
+            cpu = float(np.median(got["cpu"][1]) - np.median(got["cpu"][0]))
+            overheads[label].append(r - e)
+            cpus[label].append(cpu)
+            rows.append(f"| {round_ + 1} | {label} | {got['load']} | {e:.3f} s | {r:.3f} s | **{r - e:.3f} s** | "
+                        f"{cpu:.3f} s |")  # fmt: skip
+            print(rows[-1], flush=True)
+    summary = "; ".join(f"{label}: median {np.median(v):.3f} s (CPU {np.median(cpus[label]):.3f} s)"
+                        for label, v in overheads.items())  # fmt: skip
+    return [
+        f"Before/after, alternated in separate processes (`python benchmarks/history_speed.py --against "
+        f"{args.against} --rounds {args.rounds}`; each process: fresh data, medians of {args.repeats} alternated "
+        "calls after a warm-up; load average when its timing began; the CPU time is this process's, all threads, "
+        "which other users of the machine stretch far less than the wall clock):", "",
+        "| round | tree | load (1, 5, 15 min) | evaluate | record + get | overhead | overhead in CPU time |",
+        "|---|---|---|---|---|---|---|",
+        *rows, "", f"Overhead over the rounds: {summary}.", "",
+    ]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--queries", type=int, default=7000)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--against", help="a git commit to compare with (alternated processes)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tree:
+        child(args)
+        return
+    comparison = against(args) if args.against else []
     load_before = uptime()
     began = time.time()
-    run, qrels = datagen.generate(args.queries, args.depth, 20261233)
-    runs = datagen.systems(run, 4, args.depth, 20261234)
+    runs, qrels = data(args.queries, args.depth)
     print(f"{len(runs):,} run rows, {len(qrels):,} judgements; load {load_before}")
     folder = tempfile.mkdtemp()
     history = History(os.path.join(folder, "history.sqlite"))
     table = rankviz.evaluate(runs, MEASURES, qrels, per_query=True)
-    evaluation, e_times = timed(lambda: rankviz.evaluate(runs, MEASURES, qrels, per_query=True), args.repeats)
-    both, r_times = timed(lambda: history.get(history.record(runs, qrels, MEASURES).id), args.repeats)
+    e_times, r_times = overhead(runs, qrels, args.repeats)
+    evaluation, both = float(np.median(e_times)), float(np.median(r_times))
+    cpu_overhead = float(np.median(CPU[1]) - np.median(CPU[0]))
     given, g_times = timed(lambda: history.get(history.record(table, qrels, name="table").id), args.repeats)
     read, _ = timed(lambda: history.get("last"), args.repeats)
     print(f"evaluate {evaluation:.3f} s; record+get {both:.3f} s (overhead {both - evaluation:.3f} s); "
@@ -99,11 +195,12 @@ def main() -> None:
         f"2-core machine (`uptime` load average before: {load_before}; after: {uptime()}). Data: `datagen.generate"
         f"({args.queries}, {args.depth})`, 4 systems reranking the top {args.depth} ({len(runs):,} run rows, "
         f"{len(qrels):,} judgements), measures {', '.join(MEASURES)}: a {len(table):,}-row per-query table. "
-        f"Medians of {args.repeats} after a warm-up.", "",
+        f"Medians of {args.repeats} after a warm-up (`evaluate` and `record` + `get` alternated).", "",
         "| what | median | all |", "|---|---|---|",
         f"| `evaluate(..., per_query=True)` | {evaluation:.3f} s | {', '.join(f'{t:.2f}' for t in e_times)} |",
         f"| `record(run, qrels, measures)` + `get(id)` | {both:.3f} s | {', '.join(f'{t:.2f}' for t in r_times)} |",
         f"| **overhead above the evaluation** (target <= 0.5 s) | **{both - evaluation:.3f} s** | |",
+        f"| the same in CPU time (`time.process_time`, medians) | {cpu_overhead:.3f} s | |",
         f"| `record(per_query_table, qrels)` + `get(id)` (no evaluation) | {given:.3f} s | "
         f"{', '.join(f'{t:.2f}' for t in g_times)} |",
         f"| `get('last')` alone | {read:.3f} s | |", "",
@@ -111,8 +208,13 @@ def main() -> None:
          "The machine was close to idle (1-min load at most 1.5)")
         + ": compare the `evaluate` row with the idle-machine figure "
         "of 'Speed and memory' above (0.53 s for 7,000,000 rows, here the same code on "
-        f"{len(runs):,} rows took {evaluation:.2f} s) to scale the overhead; most of it is the run's fingerprint "
-        "(one hash pass over the ids and scores) and the qrels' per-query fingerprints.", "",
+        f"{len(runs):,} rows took {evaluation:.2f} s) to scale the overhead. What it is made of: the run's "
+        "fingerprint (every byte of every id and each score's bits, hashed a 65,536-row block at a time, the "
+        "system and query columns once per run of equal ids; `rankviz/history/content_hashes.py`), the qrels' "
+        "per-query fingerprints (the text of all judgements built by Arrow in one pass, one SHA-256 per query), "
+        "the parquet table written and read back twice (`record` returns the record as `get` reads it), one "
+        "committed transaction (`synchronous=FULL`); git is asked for the commit while the run is evaluated.", "",
+        *comparison,
         f"File growth over 10 records of the table: {', '.join(f'{s / 1e6:.2f}' for s in sizes)} MB (WAL "
         f"checkpointed after each); steps {', '.join(str(int(s)) for s in steps)} bytes: linear, "
         f"**{per_row:.1f} bytes per query-row** (one system x query row of 4 float64 measures, zstd parquet; the "

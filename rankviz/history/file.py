@@ -15,16 +15,12 @@ records that used it) and ``events`` (``accept`` marks, appended).
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from pathlib import Path
 
-from .._errors import InputError
-from ..io.sqlite_files import create_atomically
+from ..io.sqlite_files import FileKind, check_owned_file, connect_read_only, create_atomically
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "check_history", "create_history", "connect", "connect_read_only"]
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 #: ``PRAGMA application_id`` of a rankviz history ("RKVH")
 APPLICATION_ID = 0x524B5648
 #: the schema this rankviz writes and reads; a history with a larger ``user_version`` is refused
@@ -72,8 +68,27 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 
-def _refuse(path, problem: str, fix: str) -> InputError:
-    return InputError(f"History: {os.fspath(path)} {problem}; it was not opened for writing and is unchanged. {fix}")
+KIND = FileKind(
+    name="history",
+    application_id=APPLICATION_ID,
+    schema_version=SCHEMA_VERSION,
+    format="rankviz history",
+    prefix="History: ",
+    empty_fix="Delete it, or give History a new path.",
+    not_sqlite_fix="Give History a new path.",
+    foreign_fix="Give History a new path.",
+    no_version_problem="has rankviz's history id but no schema version",
+    no_version_fix="It is not a history rankviz wrote.",
+    others={
+        LABEL_STORE_ID: ("is a rankviz label store, not a history", "Give History another path, e.g. 'history.sqlite'.")
+    },
+)
+
+
+def _tables(connection: sqlite3.Connection, version: int) -> None:
+    connection.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records LIMIT 1").fetchall()
+    connection.execute("SELECT fingerprint, per_query FROM qrels_sets LIMIT 1").fetchall()
+    connection.execute("SELECT id, record_id, kind, time, note FROM events LIMIT 1").fetchall()
 
 
 def check_history(path) -> int:
@@ -84,58 +99,9 @@ def check_history(path) -> int:
     rankviz.InputError
         For an empty file, a file that is not SQLite, another application's SQLite
         database (a label store included), a newer schema, or a damaged history. The
-        file is never opened for writing.
+        file is never opened for writing (:func:`rankviz.io.sqlite_files.check_owned_file`).
     """
-    with open(path, "rb") as handle:
-        header = handle.read(100)
-    if not header:
-        raise _refuse(path, "is an empty file, not a rankviz history", "Delete it, or give History a new path.")
-    if header[:16] != SQLITE_MAGIC or len(header) < 100:
-        raise _refuse(path, "is not a rankviz history (not a SQLite database)", "Give History a new path.")
-    application = int.from_bytes(header[68:72], "big")
-    version = int.from_bytes(header[60:64], "big")
-    if application == LABEL_STORE_ID:
-        raise _refuse(
-            path, "is a rankviz label store, not a history", "Give History another path, e.g. 'history.sqlite'."
-        )
-    if application != APPLICATION_ID:
-        raise _refuse(
-            path,
-            f"is a SQLite database of another application (application id {application:#x}), not a rankviz history",
-            "Give History a new path.",
-        )
-    if version > SCHEMA_VERSION:
-        raise _refuse(
-            path,
-            f"was written by a newer rankviz (history schema {version}; this rankviz reads up to {SCHEMA_VERSION})",
-            "Upgrade rankviz (pip install -U rankviz) to open it.",
-        )
-    if version < 1:
-        raise _refuse(path, "has rankviz's history id but no schema version", "It is not a history rankviz wrote.")
-    try:
-        connection = connect_read_only(path, checking=True)
-        try:
-            live = int(connection.execute("PRAGMA user_version").fetchone()[0])  # the header may lag the -wal file
-            if live > SCHEMA_VERSION:
-                raise _refuse(
-                    path,
-                    f"was written by a newer rankviz (history schema {live}; this rankviz reads up to {SCHEMA_VERSION})",
-                    "Upgrade rankviz (pip install -U rankviz) to open it.",
-                )
-            ok = connection.execute("PRAGMA quick_check").fetchone()[0]
-            meta = dict(connection.execute("SELECT key, value FROM rankviz_meta").fetchall())
-            connection.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records LIMIT 1").fetchall()
-            connection.execute("SELECT fingerprint, per_query FROM qrels_sets LIMIT 1").fetchall()
-            connection.execute("SELECT id, record_id, kind, time, note FROM events LIMIT 1").fetchall()
-        finally:
-            connection.close()
-    except sqlite3.DatabaseError as error:
-        raise _refuse(
-            path, f"is a damaged rankviz history (SQLite says: {error})", "Restore it from a backup."
-        ) from None
-    if ok != "ok" or meta.get("format") != "rankviz history":
-        raise _refuse(path, f"is a damaged rankviz history (integrity check: {ok})", "Restore it from a backup.")
-    return version
+    return check_owned_file(path, KIND, _tables)
 
 
 def create_history(path: str) -> None:
@@ -148,14 +114,4 @@ def connect(path: str) -> sqlite3.Connection:
     connection = sqlite3.connect(path, isolation_level=None, timeout=60.0)
     connection.execute("PRAGMA busy_timeout = 60000")
     connection.execute("PRAGMA synchronous = FULL")
-    return connection
-
-
-def connect_read_only(path, *, checking: bool = False) -> sqlite3.Connection:
-    """A connection that cannot write (``mode=ro``; ``immutable`` when checking a file no one has open)."""
-    path = os.path.abspath(os.fspath(path))
-    quiet = checking and not os.path.exists(path + "-wal")
-    uri = Path(path).as_uri() + ("?mode=ro&immutable=1" if quiet else "?mode=ro")
-    connection = sqlite3.connect(uri, uri=True, timeout=60.0)
-    connection.execute("PRAGMA query_only = ON")
     return connection

@@ -11,7 +11,6 @@ lets a comparison say *which* queries were relabelled.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
 import subprocess
@@ -21,10 +20,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._core.columns import Columns
-from .._core.hashing import mix, string_hashes
-from .._core.long_run import id_array, resolve_long_run, resolve_qrels
+from .._core.columns import Columns, find_column
+from .._core.long_run import check_frame, grade_array, id_array, resolve_long_run, resolve_qrels
 from .._errors import RankvizError
+from .content_hashes import id_source, run_digest
 
 __all__ = [
     "qrels_fingerprints",
@@ -33,6 +32,7 @@ __all__ = [
     "options_fingerprint",
     "digest",
     "environment_meta",
+    "start_environment_meta",
     "CI_VARIABLES",
 ]
 
@@ -57,16 +57,47 @@ def _field(text: str) -> str:
 def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tuple[str, dict[str, str]]:
     """The qrels' fingerprint and one per judged query (``{query id: 16 hex digits}``).
 
-    Rows are read as everywhere in rankviz (:func:`rankviz._core.long_run.resolve_qrels`:
-    the same columns, the same refusal of a pair judged twice), ids compared as
-    strings and grades as integers, so row order and dtypes do not matter.
+    Rows are read as everywhere in rankviz (the same columns as
+    :func:`rankviz._core.long_run.resolve_qrels`, the same refusal of a pair judged
+    twice), ids compared as strings and grades as integers, so row order and dtypes
+    do not matter. A query's fingerprint is the SHA-256 of its judgements sorted by
+    doc id, each as ``{len(doc)}:{doc}={grade};``; the text of all rows is built by
+    Arrow in one pass, and each query's slice of it is hashed where it lies.
     """
-    arrays = resolve_qrels(qrels, columns)
-    rows = sorted(zip(map(str, arrays.query_ids), map(str, arrays.doc_ids), np.asarray(arrays.grades).tolist()))
-    per_query: dict[str, str] = {}
-    for query, group in itertools.groupby(rows, key=lambda row: row[0]):
-        text = "".join(f"{_field(doc)}={int(grade)};" for _, doc, grade in group)
-        per_query[query] = digest(text)[:16]
+    frame = check_frame(qrels, "qrels")
+
+    def given(role):
+        name = columns.get(role)
+        return name if name in frame.columns else None
+
+    q = find_column(frame, "query", given("query"), required=True, what="qrels")
+    d = find_column(frame, "doc", given("doc"), required=True, what="qrels")
+    r = find_column(frame, "relevance", given("relevance"), required=True, what="qrels")
+    grades = pa.array(grade_array(frame[r], what="qrels", allow_missing=False).astype(np.int64))
+    table = pa.table({
+        "q": id_array(frame[q], role="query", what="qrels"), "d": id_array(frame[d], role="doc", what="qrels"),
+    })  # fmt: skip
+    # Arrow orders strings by their UTF-8 bytes, which is Python's order of code points
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
+    queries = table["q"].take(order).combine_chunks()
+    docs = table["d"].take(order).combine_chunks()
+    n = len(docs)
+    if n > 1 and pc.any(pc.and_(pc.equal(queries[1:], queries[:-1]), pc.equal(docs[1:], docs[:-1]))).as_py():
+        resolve_qrels(qrels, columns)  # raises DuplicateError, naming the pairs judged twice
+    docs = docs.cast(pa.large_string())
+    parts = [pc.utf8_length(docs), ":", docs, "=", grades.take(order), ";"]
+    text = pc.binary_join_element_wise(
+        *(pc.cast(p, pa.large_string()) for p in parts), pa.scalar("", pa.large_string())
+    )
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
+    data = memoryview(text.buffers()[2])  # n >= 1: check_frame refused empty qrels
+    change = pc.not_equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)
+    starts = np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
+    bounds = offsets[np.append(starts, n)].tolist()
+    names = queries.take(pa.array(starts)).to_pylist()
+    per_query = {
+        query: hashlib.sha256(data[a:b]).hexdigest()[:16] for query, a, b in zip(names, bounds[:-1], bounds[1:])
+    }
     overall = digest("".join(f"{_field(q)}{fp};" for q, fp in sorted(per_query.items())))
     return overall, per_query
 
@@ -83,33 +114,28 @@ def run_fingerprint(run) -> str | None:
 
     Ids are read as strings (integers as their decimal text, as everywhere in rankviz)
     and scores as float64, so row order and id dtypes do not matter. Each row gets a
-    64-bit hash (rankviz's string hashes of the ids, mixed with the score's bits);
-    the rows are combined by their count, sum and sum of squares modulo 2**64, which
-    do not depend on the order and take one pass over millions of rows. None for
-    anything that is not a long run frame (a per-query table, per-query lists).
+    64-bit hash of every byte of its ids and of its score's bits
+    (:mod:`rankviz.history.content_hashes`, which also says how collision-resistant
+    this is); the rows are combined by their count, sum and sum of squares modulo
+    2**64, which do not depend on the order and take one pass over millions of rows
+    in cache-sized blocks. None for anything that is not a long run frame (a
+    per-query table, per-query lists).
     """
     if not isinstance(run, pd.DataFrame):
         return None
     try:
         cols = resolve_long_run(run)
-        columns = [(cols.query, "query"), (cols.doc, "doc")]
-        hashes = [string_hashes(id_array(cols.frame[c], role=role, what="run")) for c, role in columns if c]
-        if cols.system is not None:  # few distinct names: each hashed once, then taken per row
-            names = pc.dictionary_encode(id_array(cols.frame[cols.system], role="system", what="run"))
-            names = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
-            hashes.append(string_hashes(names.dictionary)[names.indices.to_numpy(zero_copy_only=False)])
+        roles = [(cols.query, "query"), (cols.doc, "doc"), (cols.system, "system")]
+        sources = [id_source(cols.frame[c], role=role, what="run") for c, role in roles if c is not None]
     except RankvizError:  # not a long run (e.g. lists per query): no run fingerprint
         return None
-    value = cols.score if cols.score is not None else cols.rank
-    values = pd.to_numeric(cols.frame[value], errors="coerce").to_numpy(dtype=np.float64) + 0.0  # -0.0 is 0.0
-    row = mix(hashes[0], values.view(np.uint64))
-    for more in hashes[1:]:
-        row = mix(row, more)
-    with np.errstate(over="ignore"):
-        total = int(row.sum(dtype=np.uint64))
-        squares = int((row * row).sum(dtype=np.uint64))
+    column = cols.frame[cols.score if cols.score is not None else cols.rank]
+    if column.dtype != np.float64:
+        column = pd.to_numeric(column, errors="coerce")
+    values = column.to_numpy(dtype=np.float64)
+    total, squares = run_digest(sources, values)
     kind = "score" if cols.score is not None else "rank"
-    return digest(f"{kind};{len(hashes)};{len(row)};{total};{squares}")
+    return digest(f"{kind};{len(sources)};{len(values)};{total};{squares}")
 
 
 def options_fingerprint(options: dict) -> str:
@@ -117,25 +143,54 @@ def options_fingerprint(options: dict) -> str:
     return digest(json.dumps(options, sort_keys=True, default=str))
 
 
-def _git(*args: str) -> str | None:
+def start_environment_meta():
+    """Start looking up where the evaluation runs; call what this returns for :func:`environment_meta`'s dict.
+
+    The git process starts now and is read when the result is asked for, so that
+    ``History.record`` does not wait for it: it runs while the evaluation does. The CI
+    variables are read when the result is asked for.
+    """
     try:
-        done = subprocess.run(
-            ["git", *args], capture_output=True, text=True, timeout=5, check=False, stdin=subprocess.DEVNULL
-        )
+        process = subprocess.Popen(  # one process: the commit, then the branch
+            ["git", "rev-parse", "HEAD", "--abbrev-ref", "HEAD"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        process = None
+
+    found: list[str | None] = []
+
+    def finish() -> dict:
+        if not found:  # the process is read once; later calls give the same answer
+            found.append(_git_output(process))
+        meta: dict = {}
+        out = found[0]
+        lines = out.splitlines() if out else []
+        if len(lines) == 2:
+            meta["git_commit"], meta["git_branch"] = lines
+        ci = {name: os.environ[name] for name in CI_VARIABLES if name in os.environ}
+        if ci:
+            meta["ci"] = ci
+        return meta
+
+    return finish
+
+
+def _git_output(process) -> str | None:
+    if process is None:
+        return None
+    try:
+        out, _ = process.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return None
     except (OSError, subprocess.SubprocessError):
         return None
-    out = done.stdout.strip()
-    return out if done.returncode == 0 and out else None
+    out = out.strip()
+    return out if process.returncode == 0 and out else None
 
 
 def environment_meta() -> dict:
     """Where the evaluation ran: the git commit and branch (inside a repository) and the CI variables set."""
-    meta: dict = {}
-    found = _git("rev-parse", "HEAD", "--abbrev-ref", "HEAD")  # one process: commit, then branch
-    lines = found.splitlines() if found else []
-    if len(lines) == 2:
-        meta["git_commit"], meta["git_branch"] = lines
-    ci = {name: os.environ[name] for name in CI_VARIABLES if name in os.environ}
-    if ci:
-        meta["ci"] = ci
-    return meta
+    return start_environment_meta()()

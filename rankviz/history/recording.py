@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 from collections.abc import Iterable
 
@@ -18,11 +19,11 @@ from ..evaluation.pipeline import read_judgements, read_run_input
 from ..measures import aggregate, parse_measure
 from .file import RECORD_COLUMNS
 from .fingerprints import (
-    environment_meta,
     options_fingerprint,
     qrels_fingerprints,
     queries_fingerprint,
     run_fingerprint,
+    start_environment_meta,
 )
 from .records import Record, record_from_values, table_bytes
 
@@ -50,7 +51,9 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
 
 
+@functools.cache
 def version() -> str:
+    """The installed rankviz's version (looked up once: the code running does not change under a process)."""
     from importlib import metadata
 
     try:
@@ -152,11 +155,24 @@ class Prepared:
     row: tuple
     qrels_fp: str | None
     per_query_fp: dict | None
-    record: Record
+
+    @functools.cached_property
+    def record(self) -> Record:
+        """The record as it will read back (built when asked: ``History.record`` reads it back from the file)."""
+        return record_from_values(dict(zip(RECORD_COLUMNS[1:], self.row)), 0, accepted=False)
 
 
 def prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, caller: str) -> Prepared:
     """Evaluate (or take the per-query table), fingerprint and serialise one record; nothing is written."""
+    environment = start_environment_meta()  # git runs while the run is evaluated
+    try:
+        return _prepare(run, qrels, measures, name=name, queries=queries, meta=meta, time=time, options=options,
+                        caller=caller, environment=environment)  # fmt: skip
+    finally:
+        environment()  # the git process is waited for even when the input was refused
+
+
+def _prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, caller: str, environment) -> Prepared:
     for key in options:
         if key not in option_names():
             raise unknown_keyword(caller, key, option_names())
@@ -197,7 +213,6 @@ def prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, c
         name, now() if time is None else utc_time(time, caller), version(), json.dumps(names), json.dumps(systems), int(table["query_id"].nunique()),
         json.dumps([{"system": s, **{m: float(v) for m, v in r.items()}} for s, r in means.iterrows()]), json.dumps(stored_options, sort_keys=True),
         qrels_fp, queries_fingerprint(table["query_id"]), run_fp, options_fingerprint(stored_options),
-        json.dumps(jsonable({**environment_meta(), **user}), sort_keys=True), json.dumps(attrs), table_bytes(table),
+        json.dumps(jsonable({**environment(), **user}), sort_keys=True), json.dumps(attrs), table_bytes(table),
     )  # fmt: skip
-    values = dict(zip(RECORD_COLUMNS[1:], row))
-    return Prepared(row, qrels_fp, per_query_fp, record_from_values(values, 0, accepted=False))
+    return Prepared(row, qrels_fp, per_query_fp)

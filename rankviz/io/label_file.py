@@ -32,12 +32,12 @@ from __future__ import annotations
 import numbers
 import os
 import sqlite3
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .._errors import InputError
+from .sqlite_files import SQLITE_MAGIC, FileKind, check_owned_file, connect_read_only
 
 __all__ = [
     "APPLICATION_ID",
@@ -56,8 +56,6 @@ __all__ = [
     "check_grade",
 ]
 
-#: the first 16 bytes of every SQLite 3 database file
-SQLITE_MAGIC = b"SQLite format 3\x00"
 #: ``PRAGMA application_id`` of a rankviz label store ("RKVL")
 APPLICATION_ID = 0x524B564C
 #: the schema this rankviz writes and reads; a store with a larger ``user_version`` is refused
@@ -114,8 +112,18 @@ def is_sqlite_file(path) -> bool:
         return False
 
 
-def _refuse(path, problem: str, fix: str) -> InputError:
-    return InputError(f"{os.fspath(path)} {problem}; it was not opened for writing and is unchanged. {fix}")
+KIND = FileKind(
+    name="label store",
+    application_id=APPLICATION_ID,
+    schema_version=SCHEMA_VERSION,
+    format="rankviz label store",
+    empty_fix="Delete it, or give LabelStore a new path.",
+    not_sqlite_fix="Give LabelStore a new path or an existing store.",
+    foreign_fix="Give LabelStore a new path; to bring labels in, export them as TREC qrels and use "
+    "LabelStore.import_qrels.",
+    no_version_problem="has rankviz's application id but no schema version",
+    no_version_fix="It is not a store rankviz wrote; give a new path.",
+)
 
 
 def check_store(path) -> int:
@@ -126,75 +134,17 @@ def check_store(path) -> int:
     rankviz.InputError
         For an empty file, a file that is not SQLite, a SQLite database of another
         application, a store with a newer schema version, or a damaged store. The
-        file is never opened for writing.
+        file is never opened for writing (:func:`rankviz.io.sqlite_files.check_owned_file`).
     """
-    with open(path, "rb") as handle:
-        header = handle.read(100)
-    if not header:
-        raise _refuse(path, "is an empty file, not a rankviz label store", "Delete it, or give LabelStore a new path.")
-    if header[:16] != SQLITE_MAGIC or len(header) < 100:
-        raise _refuse(
-            path,
-            "is not a rankviz label store (not a SQLite database)",
-            "Give LabelStore a new path or an existing store.",
-        )
-    application = int.from_bytes(header[68:72], "big")
-    version = int.from_bytes(header[60:64], "big")
-    if application != APPLICATION_ID:
-        raise _refuse(
-            path,
-            f"is a SQLite database of another application (application id {application:#x}), not a rankviz label store",
-            "Give LabelStore a new path; to bring labels in, export them as TREC qrels and use LabelStore.import_qrels.",
-        )
-    if version > SCHEMA_VERSION:
-        raise _refuse(
-            path,
-            f"was written by a newer rankviz (label store schema {version}; this rankviz reads up to {SCHEMA_VERSION})",
-            "Upgrade rankviz (pip install -U rankviz) to open it.",
-        )
-    if version < 1:
-        raise _refuse(
-            path,
-            "has rankviz's application id but no schema version",
-            "It is not a store rankviz wrote; give a new path.",
-        )
-    _check_contents(path, version)
-    return version
+    return check_owned_file(path, KIND, _tables)
 
 
-def _check_contents(path, version: int) -> None:
-    """SQLite's quick integrity check and the meta table, through a read-only connection."""
-    try:
-        connection = connect_read_only(path, checking=True)
-        try:
-            ok = connection.execute("PRAGMA quick_check").fetchone()[0]
-            meta = dict(connection.execute("SELECT key, value FROM rankviz_meta").fetchall())
-            columns = _COLUMNS if version >= 2 else _V1_COLUMNS
-            connection.execute(f"SELECT {', '.join(columns)} FROM judgements LIMIT 1").fetchall()
-            if version >= 2:
-                connection.execute(f"SELECT {', '.join(_FAILURE_COLUMNS)} FROM failures LIMIT 1").fetchall()
-        finally:
-            connection.close()
-    except sqlite3.DatabaseError as error:
-        raise _refuse(
-            path, f"is a damaged rankviz label store (SQLite says: {error})", "Restore it from a backup."
-        ) from None
-    if ok != "ok" or meta.get("format") != "rankviz label store":
-        raise _refuse(path, f"is a damaged rankviz label store (integrity check: {ok})", "Restore it from a backup.")
-
-
-def connect_read_only(path, *, checking: bool = False) -> sqlite3.Connection:
-    """A connection that cannot write to the file (SQLite's ``mode=ro``).
-
-    ``checking``: for a file no connection has open (no ``-wal`` beside it), open it
-    ``immutable``, so that checking it creates no ``-wal``/``-shm`` files either.
-    """
-    path = os.path.abspath(os.fspath(path))
-    quiet = checking and not os.path.exists(path + "-wal")
-    uri = Path(path).as_uri() + ("?mode=ro&immutable=1" if quiet else "?mode=ro")
-    connection = sqlite3.connect(uri, uri=True, timeout=60.0)
-    connection.execute("PRAGMA query_only = ON")
-    return connection
+def _tables(connection: sqlite3.Connection, version: int) -> None:
+    """The judgements (and from schema 2 the failures) table has the columns this version reads."""
+    columns = _COLUMNS if version >= 2 else _V1_COLUMNS
+    connection.execute(f"SELECT {', '.join(columns)} FROM judgements LIMIT 1").fetchall()
+    if version >= 2:
+        connection.execute(f"SELECT {', '.join(_FAILURE_COLUMNS)} FROM failures LIMIT 1").fetchall()
 
 
 def schema_version(connection: sqlite3.Connection) -> int:
