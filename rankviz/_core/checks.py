@@ -7,14 +7,26 @@ code that reads the data.
 
 from __future__ import annotations
 
+import decimal
 import difflib
+import math
 import numbers
 from collections.abc import Iterable
 from typing import Literal, TypeVar, overload
 
 from .._errors import InputError
 
-__all__ = ["check_cutoff", "check_int", "check_rel", "check_choice", "check_probability", "shown"]
+__all__ = [
+    "check_cutoff",
+    "check_int",
+    "check_rel",
+    "check_choice",
+    "check_probability",
+    "check_real",
+    "is_real",
+    "not_a_number",
+    "shown",
+]
 
 _T = TypeVar("_T")
 
@@ -103,3 +115,58 @@ def check_probability(value, name: str, caller: str) -> float:
             f"The {name!r} parameter of {caller} must be a float in the open interval (0, 1). Got {value!r} instead."
         )
     return float(value)
+
+
+def is_real(value) -> bool:
+    """True for one real number given as a number: Python, numpy and Decimal numbers; not a bool, a text or NA."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, (numbers.Real, decimal.Decimal))
+
+
+def not_a_number(value) -> str:
+    """What a value that should have been a number is, and how to fix it, for the end of a message."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return f"{shown(value)} (a missing value): give a number"
+    if isinstance(value, (str, bytes)):
+        return f"{shown(value)} (a text): give the number itself, e.g. 0.5 rather than '0.5'"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return f"{shown(value)} (a bool): give the number itself, e.g. 1 rather than True"
+    if is_real(value) and math.isnan(float(value)):
+        return f"{shown(value)} (a missing value): give a number"
+    if is_real(value):
+        return f"{shown(value)} (not finite)"
+    return f"{shown(value)} (a {type(value).__name__}): give one number"
+
+
+def check_real(
+    value,
+    name: str,
+    caller: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """One finite real number (numpy scalars and Decimals too) in the given range, as a float; else raise naming it.
+
+    A bool, a text, None, NaN, pd.NA, an infinity or a container is refused with an :class:`InputError`
+    that names the parameter, the caller, what was given and the fix: every scalar numeric argument of
+    rankviz goes through here (or :func:`check_int`, :func:`check_probability`), so they agree.
+    """
+    ok = is_real(value)
+    x = float(value) if ok else math.nan
+    ok = ok and math.isfinite(x)
+    in_range = ok and (
+        (low is None or (x > low if low_open else x >= low)) and (high is None or (x < high if high_open else x <= high))
+    )
+    if not in_range:
+        bounds = ""
+        if low is not None or high is not None:
+            left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
+            right = ("inf" if high is None else f"{high:g}") + (")" if high_open else "]")
+            bounds = f" in the range {left}, {right}"
+        got = f"{shown(value)} instead" if ok else not_a_number(value)
+        raise InputError(f"The {name!r} parameter of {caller} must be a finite number{bounds}. Got {got}.")
+    return x
