@@ -124,19 +124,21 @@ def is_real(value) -> bool:
     return isinstance(value, (numbers.Real, decimal.Decimal))
 
 
-def not_a_number(value) -> str:
-    """What a value that should have been a number is, and how to fix it, for the end of a message."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return f"{shown(value)} (a missing value): give a number"
-    if isinstance(value, (str, bytes)):
-        return f"{shown(value)} (a text): give the number itself, e.g. 0.5 rather than '0.5'"
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return f"{shown(value)} (a bool): give the number itself, e.g. 1 rather than True"
-    if is_real(value) and math.isnan(float(value)):
-        return f"{shown(value)} (a missing value): give a number"
-    if is_real(value):
-        return f"{shown(value)} (not finite)"
-    return f"{shown(value)} (a {type(value).__name__}): give one number"
+def not_a_number(value, *, fix: bool = True) -> str:
+    """What a value that should have been a number is (``'0.5' (a text)``), and how to fix it unless ``fix=False``."""
+    missing = value is None or type(value).__name__ in ("NAType", "NaTType")
+    missing = missing or (is_real(value) and math.isnan(float(value)))
+    if missing:
+        kind, remedy = "a missing value", "give a number"
+    elif isinstance(value, (str, bytes)):
+        kind, remedy = "a text", "give the number itself, e.g. 0.5 rather than '0.5'"
+    elif isinstance(value, bool) or type(value).__name__ == "bool_":
+        kind, remedy = "a bool", "give the number itself, e.g. 1 rather than True"
+    elif is_real(value):
+        kind, remedy = "not finite", ""
+    else:
+        kind, remedy = f"a {type(value).__name__}", "give one number"
+    return f"{shown(value)} ({kind})" + (f": {remedy}" if fix and remedy else "")
 
 
 def check_real(

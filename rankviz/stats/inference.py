@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_probability, is_real, not_a_number, shown
-from .._core.columns import SINGLE_SYSTEM, is_missing, row_label
+from .._core.columns import SINGLE_SYSTEM, check_number_cells, is_missing, row_label
 from .._errors import DegenerateDataWarning, InputError, warn
 from ..io.per_query import PerQueryTable
 from .results import ConfidenceInterval
@@ -206,8 +206,11 @@ def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
             f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
             f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
         )
+    # a list, a text, a bool or a number beyond any measure's (1e308) in a cell: refused by row and column; a
+    # missing or infinite value below, with the system and query it belongs to
+    check_number_cells(frame, names, f"{caller} (per-query table)", missing_ok=names)
     for name in names:
-        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        values = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
         if bad.any():
             row = frame[bad].iloc[0]
