@@ -161,7 +161,8 @@ def check_real(
     x = float(value) if ok else math.nan
     ok = ok and math.isfinite(x)
     in_range = ok and (
-        (low is None or (x > low if low_open else x >= low)) and (high is None or (x < high if high_open else x <= high))
+        (low is None or (x > low if low_open else x >= low))
+        and (high is None or (x < high if high_open else x <= high))
     )
     if not in_range:
         bounds = ""
