@@ -7,7 +7,9 @@ code that reads the data.
 
 from __future__ import annotations
 
+import decimal
 import difflib
+import math
 import numbers
 from collections.abc import Iterable
 from typing import Literal, TypeVar, overload
@@ -21,6 +23,9 @@ __all__ = [
     "check_choice",
     "check_probability",
     "repeated_documents",
+    "check_real",
+    "is_real",
+    "not_a_number",
     "shown",
 ]
 
@@ -132,3 +137,61 @@ trec_eval refuses such runs; pass duplicates='first' to keep the best-ranked row
         f"{what} retrieves the same document more than once for a query ({count} repeated rows): "
         f"{'; '.join(examples[:3])}. trec_eval refuses such runs; {fix}."
     )
+
+
+def is_real(value) -> bool:
+    """True for one real number given as a number: Python, numpy and Decimal numbers; not a bool, a text or NA."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, (numbers.Real, decimal.Decimal))
+
+
+def not_a_number(value, *, fix: bool = True) -> str:
+    """What a value that should have been a number is (``'0.5' (a text)``), and how to fix it unless ``fix=False``."""
+    missing = value is None or type(value).__name__ in ("NAType", "NaTType")
+    missing = missing or (is_real(value) and math.isnan(float(value)))
+    if missing:
+        kind, remedy = "a missing value", "give a number"
+    elif isinstance(value, (str, bytes)):
+        kind, remedy = "a text", "give the number itself, e.g. 0.5 rather than '0.5'"
+    elif isinstance(value, bool) or type(value).__name__ == "bool_":
+        kind, remedy = "a bool", "give the number itself, e.g. 1 rather than True"
+    elif is_real(value):
+        kind, remedy = "not finite", ""
+    else:
+        kind, remedy = f"a {type(value).__name__}", "give one number"
+    return f"{shown(value)} ({kind})" + (f": {remedy}" if fix and remedy else "")
+
+
+def check_real(
+    value,
+    name: str,
+    caller: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """One finite real number (numpy scalars and Decimals too) in the given range, as a float; else raise naming it.
+
+    A bool, a text, None, NaN, pd.NA, an infinity or a container is refused with an :class:`InputError`
+    that names the parameter, the caller, what was given and the fix: every scalar numeric argument of
+    rankviz goes through here (or :func:`check_int`, :func:`check_probability`), so they agree.
+    """
+    ok = is_real(value)
+    x = float(value) if ok else math.nan
+    ok = ok and math.isfinite(x)
+    in_range = ok and (
+        (low is None or (x > low if low_open else x >= low))
+        and (high is None or (x < high if high_open else x <= high))
+    )
+    if not in_range:
+        bounds = ""
+        if low is not None or high is not None:
+            left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
+            right = ("inf" if high is None else f"{high:g}") + (")" if high_open else "]")
+            bounds = f" in the range {left}, {right}"
+        got = f"{shown(value)} instead" if ok else not_a_number(value)
+        raise InputError(f"The {name!r} parameter of {caller} must be a finite number{bounds}. Got {got}.")
+    return x

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import ColumnError, InputError
+from .checks import is_real, not_a_number, shown
 
 __all__ = [
     "SINGLE_SYSTEM",
@@ -31,6 +32,8 @@ __all__ = [
     "is_missing",
     "SCALAR_ROLES",
     "check_scalar_cells",
+    "check_number_cells",
+    "LARGEST_VALUE",
     "check_key_cells",
 ]
 
@@ -172,6 +175,72 @@ def check_scalar_cells(frame: pd.DataFrame, name, role: str, what: str) -> None:
                 f"each cell of it must be one value. Keep one value per row (e.g. frame.explode({str(name)!r}) "
                 "for one row per element), or fix the rows that were built wrongly."
             )
+
+
+#: no per-query value, count or statistic rankviz computes reaches 2**53: a bigger number in a result table is a
+#: damaged cell (its sums would lose units or overflow to inf), refused like an infinity
+LARGEST_VALUE = 2.0**53
+
+
+def _cell_problem(value, missing_ok: bool, whole: bool) -> str | None:
+    """What is wrong with one cell of a number column (for a message), or None when it is a usable number."""
+    if is_missing(value):
+        return None if missing_ok else f"{shown(value)} (a missing value)"
+    if not is_real(value):
+        return not_a_number(value, fix=False)
+    x = float(value)
+    if not np.isfinite(x):
+        return f"{shown(value)} (not finite)"
+    if abs(x) > LARGEST_VALUE:
+        return f"{shown(value)} (beyond 2**53, larger than any value rankviz computes)"
+    if whole and x != np.floor(x):
+        return f"{shown(value)} (not a whole number)"
+    return None
+
+
+def check_number_cells(
+    frame: pd.DataFrame, names, what: str, *, missing_ok=(), whole=(), fix: str = "", missing_fix: str | None = None
+) -> None:
+    """Refuse a cell of a number column that is not one finite number, naming its row, its column and the fix.
+
+    This is the one check of the number columns of a table rankviz made (a per-query table, the tables of
+    ``failure_slices``, ``changes`` and ``bootstrap(by=...)``) that a user may have edited since: a list in a
+    cell, a number as text (``'0.5'``, ``'0,5'``), a bool, a missing value, an infinity or a number beyond
+    :data:`LARGEST_VALUE` is refused; so is a fraction in a ``whole`` column (counts). Columns in
+    ``missing_ok`` may hold missing values (an interval that was not computed). A column of a numeric dtype
+    costs one vectorized pass; only object, text and bool columns are looked at cell by cell.
+    """
+    for name in names:
+        column = frame[name]
+        missing_allowed, is_whole = name in missing_ok, name in whole
+        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+        if numeric:
+            x = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(x) | (np.abs(x) > LARGEST_VALUE)
+                if is_whole:
+                    bad |= np.isfinite(x) & (x != np.floor(x))
+            if missing_allowed:
+                bad &= ~np.isnan(x)
+            positions = np.flatnonzero(bad)
+        else:
+            positions = np.array(
+                [i for i, v in enumerate(column.array) if _cell_problem(v, missing_allowed, is_whole) is not None],
+                dtype=np.intp,
+            )
+        if not len(positions):
+            continue
+        first = positions[0]
+        value = column.array[first]
+        problem = _cell_problem(value, missing_allowed, is_whole) or shown(value)
+        others = f" (and {len(positions) - 1} other rows)" if len(positions) > 1 else ""
+        kind = "one finite whole number" if is_whole else "one finite number"
+        remedy = missing_fix if missing_fix is not None and is_missing(value) else fix
+        raise InputError(
+            f"{what}: column {str(name)!r} holds {problem} in row {row_label(frame.index[first])}{others}; each cell "
+            f"of it must be {kind}{' or missing' if missing_allowed else ''}. "
+            + (remedy or "Fix those rows, or make the table again with rankviz rather than editing it.")
+        )
 
 
 def check_key_cells(frame: pd.DataFrame, name, role: str, what: str) -> None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
 
 from .. import evaluation
-from .._core.checks import check_int
+from .._core.checks import check_int, check_real
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from ..stats.inference import seed_of
@@ -128,10 +127,7 @@ def weight_grid(n_systems: int, step: float, caller: str = "tune") -> np.ndarray
     [[0.0, 1.0], [0.25, 0.75], [0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
     """
     n_systems = check_int(n_systems, "n_systems", "weight_grid", low=1)
-    if isinstance(step, bool) or not isinstance(step, numbers.Real) or not 0 < step <= 1:
-        raise InputError(
-            f"The 'grid' parameter of {caller} must be a step in (0, 1], such as 0.1. Got {step!r} instead."
-        )
+    step = check_real(step, "grid", caller, low=0, low_open=True, high=1)  # a step in (0, 1], such as 0.1
     parts = round(1 / step)
     if abs(parts * step - 1) > 1e-9:
         raise InputError(

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from urllib.parse import urlsplit, urlunsplit
 
+from .._core.checks import shown
 from .._errors import InputError
 from ..io.json_text import load_json
 from .judges import Judge, Judgement, check_scale, config_fingerprint
@@ -77,8 +78,23 @@ def parse_grade(text, scale: Sequence[int]) -> tuple[int | None, str | None]:
     (None, "unparsable answer: not a grade alone or {'grade': n}")
     >>> parse_grade("7", (0, 1, 2, 3))
     (None, 'off-scale grade: 7 is not on the scale (0, 1, 2, 3)')
+
+    ``text`` must be a string (a model's answer; None reads as an empty answer) and ``scale``
+    a list of distinct integer grades; anything else is refused with an :class:`~rankviz.InputError`.
     """
-    if not isinstance(text, str) or not text.strip():
+    if text is not None and not isinstance(text, str):
+        raise InputError(
+            f"parse_grade: 'text' must be the model's answer as a str (or None). Got {shown(text)} "
+            f"({type(text).__name__}) instead; pass str(answer) if the number is meant as the answer."
+        )
+    return _parse(text, check_scale(scale, "parse_grade"))
+
+
+def _parse(text, scale: tuple[int, ...]) -> tuple[int | None, str | None]:
+    """:func:`parse_grade` on a checked scale; a reply's content that is not text (null, a number) is a failure."""
+    if text is not None and not isinstance(text, str):
+        return None, f"unparsable answer: the content is a {type(text).__name__}, not text"
+    if text is None or not text.strip():
         return None, "unparsable answer: empty"
     answer = text.strip()
     if _INTEGER.fullmatch(answer):
@@ -298,7 +314,7 @@ class LLMJudge(Judge):
         raw = (
             self._redact(content) if content is None or isinstance(content, str) else self._redact(json.dumps(content))
         )
-        grade, reason = parse_grade(content, self.scale)
+        grade, reason = _parse(content, self.scale)
         return Judgement(grade, reason, raw=raw, usage=tokens, requests=requests)
 
     # -- judging ---------------------------------------------------------------------------------

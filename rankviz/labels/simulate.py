@@ -7,14 +7,12 @@ grade. Both are seeded, so a study (a test, the benchmark, a notebook) repeats e
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_int
+from .._core.checks import check_int, check_real
 from .._errors import InputError
 from .agreement import frame_of
 from .design import Design, query_universe
@@ -23,11 +21,7 @@ __all__ = ["simulate_judge", "sample_queries"]
 
 
 def _real(value, name: str, caller: str, *, low: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise InputError(f"The {name!r} parameter of {caller} must be a finite number. Got {value!r} instead.")
-    if low is not None and float(value) < low:
-        raise InputError(f"The {name!r} parameter of {caller} must be at least {low}. Got {value!r} instead.")
-    return float(value)
+    return check_real(value, name, caller, low=low)
 
 
 def simulate_judge(qrels, *, noise: float = 0.5, leniency: float = 0.0, scale=None, seed=None) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_int
+from .._core.columns import check_key_cells, check_number_cells
 from .._errors import InputError
 from ..io.per_query import query_texts
 from . import style
@@ -74,6 +75,8 @@ def prepare_changes(data, *, n: int = 10, queries=None) -> pd.DataFrame:
             f"{caller}: the table of rankviz.changes is empty (no query to draw). Check that the system and the "
             "baseline share queries, or that the table was not filtered to nothing."
         )
+    check_key_cells(data, "query_id", "query", f"{caller} table")
+    check_number_cells(data, ["delta"], f"{caller} (the table of rankviz.changes)")
     meta = data.attrs.get("rankviz", {}) if isinstance(data.attrs.get("rankviz"), dict) else {}
     k = int(meta.get("k", 10))
     texts = query_texts(queries, caller)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_int, check_probability
+from .._core.columns import check_number_cells
 from .._errors import InputError
 from . import style
 
@@ -77,6 +78,10 @@ def prepare_failure_causes(data, *, n: int = 15, alpha: float = 0.05) -> pd.Data
             f"Got {type(data).__name__} instead."
         )
     rows = data.head(n)
+    check_number_cells(
+        rows, ["n", "failure_share", "failure_share_outside", "q_value"], f"{caller} (the table of failure_slices)",
+        whole=["n"],
+    )  # fmt: skip
     labels = [
         (f"text: “{v}”" if a == "text" else f"{a} = {v}") for a, v in zip(rows["attribute"].astype(str), rows["value"])
     ]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice
-from .._core.columns import columns_text
+from .._core.columns import check_key_cells, check_number_cells, columns_text
 from .._errors import ColumnError, InputError
 from ..stats.results import BootstrapResults, Comparison
 from . import style
@@ -95,6 +95,12 @@ def _table(data) -> tuple[pd.DataFrame, list[str], dict]:
             "slices: the per-segment table is empty (no segment to draw). Slice with by= on queries the run "
             "holds, or check that the table was not filtered to nothing."
         )
+    for column, role in (("system", "system"), ("measure", "measure")):
+        check_key_cells(table, column, role, "slices table")
+    intervals = [c for c in ("ci_low", "ci_high") if c in table.columns]  # missing where no interval was computed
+    check_number_cells(
+        table, ["n", "mean", *intervals], "slices (the per-segment table)", whole=["n"], missing_ok=intervals
+    )
     if not by:
         by = list(table.columns[1 : list(table.columns).index("measure")])
     return table, by, info

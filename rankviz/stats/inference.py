@@ -9,14 +9,13 @@ that ``stats`` (intervals) and ``paired`` (comparisons) use one copy.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_probability, shown
-from .._core.columns import SINGLE_SYSTEM, row_label
+from .._core.checks import check_probability, is_real, not_a_number, shown
+from .._core.columns import SINGLE_SYSTEM, check_number_cells, is_missing, row_label
 from .._errors import DegenerateDataWarning, InputError, warn
 from ..io.per_query import PerQueryTable
 from .results import ConfidenceInterval
@@ -43,9 +42,7 @@ SMALL_N = 20
 
 def _count(value, name: str, caller: str = "wilson_interval") -> int:
     """A count given as an int, or as a float or Decimal that equals one (7.0, Decimal('7')); else refused."""
-    import decimal
-
-    ok = not isinstance(value, bool) and isinstance(value, (numbers.Real, decimal.Decimal))
+    ok = is_real(value)
     if ok:
         try:
             ok = math.isfinite(value) and value >= 0 and int(value) == value
@@ -54,7 +51,7 @@ def _count(value, name: str, caller: str = "wilson_interval") -> int:
     if not ok:
         raise InputError(
             f"The {name!r} parameter of {caller} must be a count: an int >= 0 (or a number equal to one, such as "
-            f"7.0). Got {shown(value)} instead."
+            f"7.0). Got {shown(value) + ' instead' if is_real(value) else not_a_number(value)}."
         )
     return int(value)
 
@@ -136,12 +133,10 @@ def _p_values(p_values, caller: str) -> np.ndarray:
     values = list(values) if not isinstance(values, pd.api.extensions.ExtensionArray) else values.tolist()
     out = np.empty(len(values))
     for i, v in enumerate(values):
-        ok = not isinstance(v, (bool, np.bool_, str, bytes)) and isinstance(v, numbers.Real)
-        if not ok and v is not None and type(v).__name__ == "Decimal":
-            ok = True
+        ok = is_real(v)
         x = float(v) if ok else math.nan
         if not ok or not 0 <= x <= 1:
-            what = "missing" if v is None or v is pd.NA or (ok and math.isnan(x)) else f"{shown(v)}"
+            what = "missing" if is_missing(v) else (shown(v) if ok else not_a_number(v))
             raise InputError(
                 f"{caller}: p-value {i} is {what}; every p-value must be a number in [0, 1]. Drop the untested "
                 "hypotheses before adjusting (an adjustment over fewer tests is another adjustment), or compute "
@@ -205,7 +200,18 @@ def benjamini_hochberg(p_values) -> np.ndarray:
 def finite_scores(scores, caller: str) -> np.ndarray:
     """``scores`` (queries x systems [x measures]) as floats; a non-number, an empty array or a NaN/inf is refused."""
     try:
-        x = np.asarray(scores, dtype=np.float64)
+        given = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{caller}: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
+    if given.dtype.kind not in "iuf":  # an object, text or bool array: each cell must be a number, not read as one
+        for where, value in np.ndenumerate(given):
+            if not is_real(value) and not is_missing(value):
+                raise InputError(
+                    f"{caller}: 'scores' must be an array of numbers (queries x systems); the cell at "
+                    f"{tuple(int(i) for i in where)} (query, system[, measure]) is {not_a_number(value)}."
+                )
+    try:
+        x = np.asarray(given, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{caller}: 'scores' must be an array of numbers (queries x systems); {exc}.") from None
     if x.ndim not in (2, 3) or not x.size:
@@ -253,8 +259,11 @@ def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
             f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
             f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
         )
+    # a list, a text, a bool or a number beyond any measure's (1e308) in a cell: refused by row and column; a
+    # missing or infinite value below, with the system and query it belongs to
+    check_number_cells(frame, names, f"{caller} (per-query table)", missing_ok=names)
     for name in names:
-        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        values = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
         if bad.any():
             row = frame[bad].iloc[0]

@@ -30,6 +30,7 @@ import string
 import numpy as np
 import pandas as pd
 
+from .._core.columns import check_number_cells
 from .._errors import InputError
 from .options import StatsOptions, with_stats_options
 from .resampling import check_budget, query_stream
@@ -257,6 +258,7 @@ def ranks_of(table: pd.DataFrame, measure: str, *, level: str, cfg: StatsOptions
                 f"{caller}: the table needs a query_id column (per-query values) or a dataset column (per-dataset "
                 f"scores); its columns are {list(table.columns)}."
             )
+        check_number_cells(frame, [measure], f"{caller} (per-dataset table)", missing_ok=[measure])
         wide = frame.pivot_table(index="dataset", columns="system", values=measure, aggfunc="first")
         if wide.isna().to_numpy().any():
             raise InputError(f"{caller}: every system needs a score on every dataset; some are missing.")

@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._core.columns import check_key_cells
+from .._core.columns import check_key_cells, check_number_cells
 from .._errors import DegenerateDataWarning, InputError, warn
 from .options import StatsOptions, with_stats_options
 from .resampling import check_budget, query_stream
@@ -84,6 +84,7 @@ def suite_matrices(table: pd.DataFrame, measure: str, caller: str) -> tuple[list
     frame = frame[["dataset", "system", "query_id", measure]]
     for column, role in (("dataset", "dataset"), ("system", "system"), ("query_id", "query")):
         check_key_cells(frame, column, role, f"{caller} table")
+    check_number_cells(frame, [measure], f"{caller} (suite table)", missing_ok=[measure])  # holes: named below
     datasets = sorted(frame["dataset"].astype(str).unique())
     systems = sorted(frame["system"].astype(str).unique())
     if not datasets:

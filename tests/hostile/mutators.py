@@ -821,7 +821,11 @@ def numbers_damaged(draw, entry, inputs):
         out[key] = np.array(arr, dtype=object).reshape(np.shape(value)) if isinstance(value, np.ndarray) else arr
     else:
         out[key] = token
-    return Mutation(out, ROBUST if token in (10**9, 2**60, 2**64) else FLAGGED, f"{key} with {token!r}")
+    # a big int is legitimate (ROBUST), as is a value the entry declares legitimate for this argument; compared
+    # by type first, as `pd.NA in (...)` would raise (NA == x is NA)
+    big = type(token) is int and token in (10**9, 2**60, 2**64)
+    legitimate = big or entry.legitimate.get(key, lambda v: False)(token)
+    return Mutation(out, ROBUST if legitimate else FLAGGED, f"{key} with {token!r}")
 
 
 @mutator("numbers_other_types", "numbers")

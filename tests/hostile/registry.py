@@ -29,8 +29,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,9 @@ class Entry:
     stochastic: bool = False  # resampling: renamed/reordered queries may draw other resamples
     text_ids: bool = False  # ids pass through a whitespace-separated text file
     numbers: bool = True  # whether the result's numbers are compared (not for an HTML page that prints ids)
+    #: argument -> which of numbers_damaged's values are legitimate there (a score of -1 or 1.5, a grade of -1,
+    #: k=None for "the whole list"): a different result for them is the right answer, not a silent change
+    legitimate: dict[str, Callable[[Any], bool]] = field(default_factory=dict)
 
     @property
     def is_entry_point(self) -> bool:
@@ -695,6 +699,7 @@ register(
         call=lambda inp, tmp: _stats().tukey_hsd_p(inp["scores"], 100, np.random.default_rng(0)),
         aliases=(),
         stochastic=True,
+        legitimate={"scores": lambda v: type(v) in (int, float) and math.isfinite(v)},  # any finite real score
     )
 )
 
@@ -897,6 +902,7 @@ register(
         ("numbers",),
         build=lambda: {"n": 10, "relevant": [1, 4], "k": 5},
         call=lambda inp, tmp: _widgets().playground(inp["n"], relevant=inp["relevant"], k=inp["k"]).model.__dict__,
+        legitimate={"k": lambda v: v is None},  # documented: k=None is the whole list
     )
 )
 
@@ -1195,7 +1201,12 @@ register(
         "rankviz.labels.parse_grade",
         ("text", "numbers"),
         build=lambda: {"text": ("2", ' {"grade": 3}', "Grade: 2", "7"), "scale": [0, 1, 2, 3]},  # texts: a tuple
-        call=lambda inp, tmp: [_labels().parse_grade(t, tuple(inp["scale"])) for t in inp["text"]],
+        call=lambda inp, tmp: [
+            _labels().parse_grade(t, tuple(inp["scale"]))
+            for t in (inp["text"] if isinstance(inp["text"], tuple) else (inp["text"],))  # a mutated text: one
+        ],
+        # any str (or None, an empty answer) is a model's answer, any int a grade: parsed, failing or not
+        legitimate={"text": lambda v: v is None or isinstance(v, str), "scale": lambda v: type(v) is int},
     )
 )
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import decimal
 import os
+import re
 import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rankviz
@@ -229,6 +231,103 @@ def test_tukey_and_weight_grid_refuse_damaged_numbers():
     for bad in (float("nan"), 2.5, 0, None):
         with pytest.raises(RankvizError, match="n_systems"):
             rankviz.fusion.weight_grid(bad, 0.25)
+
+
+_DAMAGED = [pd.NA, None, float("nan"), float("inf"), True, np.bool_(False), "0.5", [0.5]]
+
+
+@pytest.mark.parametrize("bad", _DAMAGED, ids=repr)
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("grid", lambda v: rankviz.fusion.weight_grid(3, v)),
+        ("n", lambda v: rankviz.stats.wilson_interval(7, v)),
+        ("successes", lambda v: rankviz.stats.wilson_interval(v, 20)),
+        ("p-value 1", lambda v: rankviz.stats.holm([0.01, v, 0.2])),
+        ("p-value 0", lambda v: rankviz.stats.benjamini_hochberg([v, 0.04])),
+        ("fraction", lambda v: rankviz.labels.sample_queries(D.QUERIES, v, seed=0)),
+        ("'scores'", lambda v: rankviz.stats.tukey_hsd_p(np.array([[v, 0.2], [0.9, 0.4]], dtype=object), 100,
+                                                       np.random.default_rng(0))),
+        ("scale", lambda v: rankviz.labels.parse_grade("2", (0, 1, v, 3))),
+    ],
+)  # fmt: skip
+def test_damaged_scalar_numbers_are_refused_by_name(name, call, bad):
+    """pd.NA, None, NaN, inf, a bool (Python or numpy), a number as text or a list: one rankviz error naming it."""
+    with pytest.raises(rankviz.InputError, match=re.escape(name)) as caught:
+        call(bad)
+    assert "Traceback" not in str(caught.value)
+
+
+def test_scalar_number_check_says_what_was_given_and_the_fix():
+    with pytest.raises(rankviz.InputError, match=r"'grid' parameter of tune .*Got <NA> \(a missing value\)"):
+        rankviz.fusion.weight_grid(3, pd.NA)
+    with pytest.raises(rankviz.InputError, match=r"Got '0.25' \(a text\): give the number itself"):
+        rankviz.fusion.weight_grid(3, "0.25")
+    with pytest.raises(rankviz.InputError, match=r"the cell at \(1, 0\) .* is True \(a bool\)"):
+        rankviz.stats.tukey_hsd_p(np.array([[0.5, 0.2], [True, 0.4]], dtype=object), 100, np.random.default_rng(0))
+    assert rankviz.fusion.weight_grid(2, np.float32(0.5)).tolist() == [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
+
+
+def test_parse_grade_refuses_a_non_text_answer_and_keeps_none_as_empty():
+    for bad in (1.5, float("nan"), pd.NA, 2, ["2"]):
+        with pytest.raises(rankviz.InputError, match=r"parse_grade: 'text' must be the model's answer as a str"):
+            rankviz.labels.parse_grade(bad, (0, 1, 2, 3))
+    assert rankviz.labels.parse_grade(None, (0, 1, 2, 3)) == (None, "unparsable answer: empty")
+    assert rankviz.labels.parse_grade(" 2", [0, 1, 2, 3]) == (2, None)
+
+
+def _entry(name):
+    from .registry import entry_points
+
+    return next(e for e in entry_points() if e.name == name)
+
+
+def _damaged_call(name, key, column, value, tmp_path, row=0):
+    entry = _entry(name)
+    inputs = entry.build()
+    holder = inputs[key]
+    table = getattr(holder, "table", holder).copy()
+    table[column] = table[column].astype(object)
+    table.iat[row, table.columns.get_loc(column)] = value
+    if hasattr(holder, "table") and not isinstance(holder, pd.DataFrame):
+        import copy
+
+        holder = copy.copy(holder)
+        object.__setattr__(holder, "table", table)
+        inputs[key] = holder
+    else:
+        inputs[key] = table
+    return lambda: entry.call(inputs, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "column", "value"),
+    [
+        ("rankviz.stats.compare", "table", "RR@10", 1.348269851146737e308),  # finite, beyond any measure
+        ("rankviz.stats.compare", "table", "RR@10", "0.5"),
+        ("rankviz.stats.ranks", "table", "nDCG@10", "0,6433"),
+        ("rankviz.stats.meta_analysis", "table", "nDCG@10", [0.64, 0.64]),
+        ("rankviz.plots.failure_causes", "slices", "q_value", None),
+        ("rankviz.plots.failure_causes", "slices", "n", [4, 4]),
+        ("rankviz.plots.failure_causes", "slices", "q_value", "1.0"),
+        ("rankviz.plots.changes", "moved", "delta", [-0.33, -0.33]),
+        ("rankviz.plots.slices", "sliced", "n", float("inf")),
+        ("rankviz.plots.slices", "sliced", "n", [4, 4]),
+        ("rankviz.plots.slices", "sliced", "mean", "0.63"),
+    ],
+    ids=repr,
+)
+def test_damaged_result_table_cell_names_row_and_column(name, key, column, value, tmp_path):
+    """A per-query, failure_slices, changes or slices table edited by hand: one rankviz error naming row and column."""
+    call = _damaged_call(name, key, column, value, tmp_path)
+    with pytest.raises(rankviz.InputError, match=rf"column '{re.escape(column)}' holds .* in row 0\b"):
+        call()
+
+
+def test_missing_key_in_slices_table_is_named(tmp_path):
+    call = _damaged_call("rankviz.plots.slices", "sliced", "measure", float("nan"), tmp_path)
+    with pytest.raises(rankviz.InputError, match=r"measure column 'measure' is missing in row\(s\) 0"):
+        call()
 
 
 def test_list_in_any_key_column_names_row_and_column():
