@@ -114,8 +114,9 @@ class EvalOptions:
     def replace(self, **changes) -> EvalOptions:
         return dataclasses.replace(self, **changes)
 
-    def as_keywords(self) -> dict:
-        """The options as keyword arguments of a public function (for handing them on)."""
+    def as_record(self) -> dict:
+        """The options as plain values, each by name (``columns``: the roles given, as a dict, or None), as a
+        history record stores them. Code below the boundary hands on the value itself, never these."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["columns"] = {k: v for k, v in dataclasses.asdict(self.columns).items() if v is not None} or None
         return out

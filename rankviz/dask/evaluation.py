@@ -73,15 +73,21 @@ def evaluate(
         The pandas path's errors with its messages, raised where the partition is evaluated.
     """
     pairs = labelled(measures, options.rel)
-    measures = unique(pairs)
     if shuffle not in (True, False):
         raise InputError(f"The 'shuffle' parameter of evaluate must be True or False. Got {shuffle!r} instead.")
-    table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
+    table = per_query_table(run, unique(pairs), qrels, options, "evaluate", progress, shuffle)
     if not per_query:
         meta = table.attrs["rankviz"]
-        table = aggregate_per_system(table, measures, _systems(table))
+        table = aggregate_per_system(table, unique(pairs), _systems(table))
         table.attrs["rankviz"] = meta
     return relabel(table, pairs)
+
+
+def per_query(run, measures, qrels, options: EvalOptions, *, progress: bool = False) -> pd.DataFrame:
+    """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated: the Dask way of
+    computing :func:`rankviz.evaluation.api.per_query_table` (the CLI's ``evaluate_with=`` hook)."""
+    pairs = labelled(measures, options.rel)
+    return relabel(per_query_table(run, unique(pairs), qrels, options, "evaluate", progress), pairs)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> float | pd.Series:

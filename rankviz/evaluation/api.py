@@ -169,14 +169,29 @@ def evaluate(
     >>> rankviz.evaluate(runs, ["MRR@10"], qrels)["MRR@10"].to_dict()
     {'bm25': 0.75, 'dense': 1.0}
     """
-    pairs = labelled(measures, options.rel)
-    measures = unique(pairs)
     if suites.is_suite(run, qrels):
+        pairs = labelled(measures, options.rel)
         return suites.evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options)
     if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
         return slices.evaluate_sliced(
-            run, measures, qrels, by=by, queries=queries, per_query=per_query, options=options
+            run, _measures(measures, options), qrels, by=by, queries=queries, per_query=per_query, options=options
         )
+    return evaluate_run(run, measures, qrels, options, per_query=per_query)
+
+
+def per_query_table(run, measures, qrels, options: EvalOptions) -> pd.DataFrame:
+    """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated (what the
+    statistics, plots, widgets, fusion tuning and the CLI evaluate through)."""
+    if suites.is_suite(run, qrels):
+        pairs = labelled(measures, options.rel)
+        return suites.evaluate_suite(run, pairs, qrels, True, None, False, "refuse", options)
+    return evaluate_run(run, measures, qrels, options, per_query=True)
+
+
+def evaluate_run(run, measures, qrels, options: EvalOptions, *, per_query: bool) -> pd.DataFrame:
+    """:func:`evaluate` of one run (not a suite, no slices), the options already validated."""
+    pairs = labelled(measures, options.rel)
+    measures = unique(pairs)
     qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
@@ -340,7 +355,7 @@ def bootstrap_with(
     run, measures, qrels, *, options: EvalOptions, stats_options: StatsOptions
 ) -> stats.BootstrapResults:
     """:func:`bootstrap` with both kinds of options already validated (what the interval plots call)."""
-    table = evaluate(run, measures, qrels, per_query=True, **options.as_keywords())
+    table = per_query_table(run, measures, qrels, options)
     names = [label for label, _ in labelled(measures, options.rel)]
     return bootstrap_of(table, names, stats_options)
 
@@ -348,13 +363,13 @@ def bootstrap_with(
 def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str = "compare") -> pd.DataFrame:
     """One per-query table of several systems: a run with a system column, or ``{name: run}``."""
     if not isinstance(runs, dict):
-        return evaluate(runs, measures, qrels, per_query=True, **options.as_keywords())
+        return per_query_table(runs, measures, qrels, options)
     if not runs:
         raise InputError(f"{caller}: the dict of runs is empty.")
     tables = []
     for name, frame in runs.items():
         one = runs_from_frames({name: frame}, caller) if isinstance(frame, pd.DataFrame) else frame
-        part = evaluate(one, measures, qrels, per_query=True, **options.as_keywords())
+        part = per_query_table(one, measures, qrels, options)
         if "system" in part.columns:
             part = part.drop(columns="system")
         part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))

@@ -23,7 +23,7 @@ from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError, UnmatchedIdsWarning
 from .pipeline import read_judgements, read_run_input
 
-__all__ = ["ranked_list"]
+__all__ = ["ranked_list", "ranked_list_of"]
 
 
 @with_eval_options
@@ -78,6 +78,11 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     >>> rankviz.ranked_list(run, "q1", qrels, ties="optimistic", depth=2)["doc_id"].tolist()
     ['a', 'b']
     """
+    return ranked_list_of(run, query, qrels, options, system=system, documents=documents)
+
+
+def ranked_list_of(run, query, qrels, options: EvalOptions, *, system=None, documents=None) -> pd.DataFrame:
+    """:func:`ranked_list` with the options already validated (what the explorer's lists call)."""
     rel = 1 if options.rel is None else options.rel
     judgements = read_judgements(qrels)
     arrays, judged = run_arrays(

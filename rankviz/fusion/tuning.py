@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .. import evaluation
+from ..evaluation.api import per_query_table
 from .._core.checks import check_int
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
@@ -129,7 +129,7 @@ def _per_query_values(lists, pairs, method, candidates, measure, qrels, options:
         fused = combine(table, method, block.T)  # (pairs, candidates)
         runs = [to_run(lists, pair_q, pair_d, fused[:, j], str(start + j)) for j in range(len(block))]
         frame = pd.concat(runs, ignore_index=True)
-        table_q = evaluation.evaluate(frame, [measure], qrels, per_query=True, **options.as_keywords())
+        table_q = per_query_table(frame, [measure], qrels, options)
         name = table_q.columns[-1]
         wide = table_q.pivot(index="system", columns="query_id", values=name)
         parts.append(wide.loc[[str(start + j) for j in range(len(block))]])

@@ -17,6 +17,8 @@ import pandas as pd
 from .. import evaluation
 from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
 from ..evaluation import slices as sliced_evaluation
+from ..evaluation.api import per_query_table
+from ..evaluation.changes import changes_of
 from ..measures import Measure
 from ..stats.options import StatsOptions, with_stats_options
 from . import changes as changes_plot
@@ -108,7 +110,7 @@ class RunPlots:
         return drawing
 
     def _evaluate(self, measures, qrels, options: EvalOptions) -> pd.DataFrame:
-        return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options.as_keywords())
+        return per_query_table(self._frame, measures, qrels, options)
 
     # plots of per-query tables: each method is the plot, evaluated on the way (its parameters, its defaults)
     rr_distribution = _from_plot(
@@ -207,9 +209,7 @@ class RunPlots:
     ) -> Axes:  # fmt: skip
         """Compute :func:`rankviz.changes` and plot its biggest movers (:func:`rankviz.plots.changes`)."""
         drawing = self._drawing(kwargs, "changes", "annotate", "text.Annotation")
-        moved = evaluation.changes(
-            self._frame, qrels, system=system, baseline=baseline, measure=measure, k=k, **options.as_keywords()
-        )
+        moved = changes_of(self._frame, qrels, options, system=system, baseline=baseline, measure=measure, k=k)
         return changes_plot.changes(moved, n=n, queries=queries, ax=ax, **drawing)
 
     @with_eval_options

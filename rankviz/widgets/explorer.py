@@ -374,9 +374,8 @@ def explore(
     0.0
     """
     view = None if stages is None else StageView(stages)  # refused before the run is evaluated
-    model = ExplorerModel(
-        run, qrels, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length,
-        **options.as_keywords(),
-    )  # fmt: skip
+    model = ExplorerModel.of(
+        run, qrels, options, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length
+    )
     judging = None if store is None else ExplorerJudging(model, qrels, store, annotator=annotator)
     return Explorer(model, system=system, baseline=baseline, judging=judging, stages=view)
