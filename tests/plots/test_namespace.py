@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import matplotlib
@@ -84,22 +85,23 @@ def test_accessor_passes_evaluation_options_and_matplotlib_kwargs():
 def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_to_the_plot(monkeypatch):
     run, qrels, _, _ = _example()
     seen = []
-    evaluate, bootstrap = rankviz.evaluation.evaluate, rankviz.evaluation.bootstrap_with
+    namespace = importlib.import_module("rankviz.plots.namespace")
+    evaluate, bootstrap = namespace.per_query_table, rankviz.evaluation.bootstrap_with
 
     def spy(function):
         def call(*args, **kwargs):
-            seen.append((function.__name__, kwargs))
+            seen.append((function.__name__, {**dict(enumerate(args)), **kwargs}))
             return function(*args, **kwargs)
 
         return call
 
-    monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
+    monkeypatch.setattr(namespace, "per_query_table", spy(evaluate))
     monkeypatch.setattr(rankviz.evaluation, "bootstrap_with", spy(bootstrap))
     ax = run.rank.plot.failures(
         qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1]
     )
-    name, kwargs = seen[-1]
-    assert name == "evaluate" and kwargs["per_query"] is True and (kwargs["depth"], kwargs["missing"]) == (50, "zero")
+    name, kwargs = seen[-1]  # the per-query table, with the options value as validated once
+    assert name == "per_query_table" and (kwargs[3].depth, kwargs[3].missing) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
     run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
     (handed,) = [kwargs for name, kwargs in seen if name == "bootstrap_with"]
