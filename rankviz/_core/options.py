@@ -13,14 +13,25 @@ import dataclasses
 import difflib
 import functools
 import inspect
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypedDict, TypeVar, cast, overload
 
 from .._errors import UnknownOptionError
 from .checks import check_choice, check_cutoff, check_rel
 from .columns import Columns
 from .frames import as_pandas, is_foreign_frame, unpack_bundles
 
-__all__ = ["EvalOptions", "with_eval_options", "TIES", "option_names", "unknown_keyword"]
+__all__ = [
+    "EvalOptions",
+    "EvalKeywords",
+    "OptionGroup",
+    "EVAL",
+    "with_options",
+    "with_eval_options",
+    "TIES",
+    "option_names",
+    "unknown_keyword",
+]
 
 #: how items with equal scores are ordered (see rankviz.measures.dispatch)
 TIES = ("trec_eval", "expected", "optimistic", "pessimistic")
@@ -235,3 +246,138 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
     if func.__doc__:
         wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(exclude)
     return wrapper
+
+
+# ----------------------------------------------------------------------------- typed option groups
+
+
+class EvalKeywords(TypedDict, total=False):
+    """The evaluation options as keywords, for static tools: a public function declares ``**_: Unpack[EvalKeywords]``
+    (mypy and pyright then see each option, its type, and refuse a misspelt one). Their defaults, checks and
+    docs are those of :class:`EvalOptions` (``tests/test_typing_probe.py`` checks that the two agree)."""
+
+    rel: int | None
+    depth: int | None
+    missing: Literal["zero", "drop", "error"]
+    duplicates: Literal["error", "first"]
+    ties: Literal["trec_eval", "expected", "optimistic", "pessimistic"]
+    order: Literal["score", "rank"] | None
+    score_dtype: Literal["float64", "float32"]
+    judged_only: bool
+    unannotated: Literal["drop", "zero"]
+    columns: Mapping[str, str] | None
+
+
+T_co = TypeVar("T_co", covariant=True)
+A = TypeVar("A")
+B = TypeVar("B")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class OptionGroup(Protocol[T_co]):
+    """A group of keyword-only options validated into one value (evaluation, statistics).
+
+    ``parameters`` are the keyword-only parameters the group adds to a public signature (with their
+    defaults); ``resolve`` validates the values given (the others take their defaults) into the value
+    the function receives; ``doc`` is the numpydoc text of the parameters.
+    """
+
+    def parameters(self) -> list[inspect.Parameter]: ...
+
+    def resolve(self, caller: str, values: dict[str, Any]) -> T_co: ...
+
+    def doc(self) -> str: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalGroup:
+    """The evaluation options as an :class:`OptionGroup` (``EVAL``; ``EVAL.without("ties")`` offers the others)."""
+
+    exclude: tuple[str, ...] = ()
+
+    def without(self, *names: str) -> EvalGroup:
+        return EvalGroup(self.exclude + names)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n in option_names() if n not in self.exclude)
+
+    def parameters(self) -> list[inspect.Parameter]:
+        return [p for p in _option_parameters() if p.name not in self.exclude]
+
+    def resolve(self, caller: str, values: dict[str, Any]) -> EvalOptions:
+        return EvalOptions.resolve(caller, **values)
+
+    def doc(self) -> str:
+        return _options_doc(self.exclude)
+
+
+#: the evaluation options (every evaluation function takes them)
+EVAL = EvalGroup()
+
+#: every function made by :func:`with_options`, for the test that its explicit parameters agree with the groups
+DECORATED: list[Callable[..., Any]] = []
+
+
+@overload
+def with_options(first: OptionGroup[A], /) -> Callable[[Callable[Concatenate[A, P], R]], Callable[P, R]]: ...
+
+
+@overload
+def with_options(
+    first: OptionGroup[A], second: OptionGroup[B], /
+) -> Callable[[Callable[Concatenate[A, B, P], R]], Callable[P, R]]: ...
+
+
+def with_options(*groups: OptionGroup[Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a function the keyword-only options of ``groups`` (evaluation, statistics), validated once.
+
+    The function takes each group's value first, by position (``def mrr(options: EvalOptions, run, qrels=None,
+    *, k=None, **_: Unpack[EvalKeywords])``), and declares the groups' keywords for static tools with
+    ``**_: Unpack[...]``. The function returned takes the other parameters, with the groups' options as
+    keyword-only parameters in place of ``**_`` (what ``help()`` and Shift-Tab show, each with its default);
+    its type is the function's without the leading values (mypy and pyright see every option and refuse an
+    unknown one). Each call validates the options into the groups' values (messages name the function),
+    refuses unknown keywords with the closest known one, opens a ``RetrievalLog``/``BeirData`` given as the
+    run or qrels, and reads polars, pyarrow and ``datasets`` frames as pandas once. A ``**kwargs`` of the
+    function that is not ``**_`` (the matplotlib keywords of a plot) receives the other keywords.
+    """
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        own = list(inspect.signature(func).parameters.values())[len(groups) :]
+        var_keyword = [p for p in own if p.kind is inspect.Parameter.VAR_KEYWORD and p.name != "_"]
+        params = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        per_group = [group.parameters() for group in groups]
+        extra = [p for ps in per_group for p in ps]
+        signature = inspect.signature(func).replace(parameters=positional + keyword_only + extra + var_keyword)
+        caller = func.__name__
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for key in kwargs:
+                if key not in signature.parameters and not var_keyword:
+                    raise unknown_keyword(caller, key, signature.parameters)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                hint = _column_hint(str(exc)) or _positional_hint(str(exc), caller, signature)
+                raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
+            values = []
+            for group, ps in zip(groups, per_group):
+                given = {p.name: bound.arguments.pop(p.name) for p in ps if p.name in bound.arguments}
+                values.append(group.resolve(caller, {**{p.name: p.default for p in ps}, **given}))
+            unpack_bundles(bound.arguments, signature.parameters, caller)  # read_jsonl's and read_beir's results
+            for key, value in bound.arguments.items():  # polars, pyarrow, datasets: to pandas once, here
+                if is_foreign_frame(value):
+                    bound.arguments[key] = as_pandas(value, key)
+            return func(*values, *bound.args, **bound.kwargs)
+
+        cast(Any, wrapper).__signature__ = signature  # read by inspect.signature (Shift-Tab)
+        if func.__doc__:
+            wrapper.__doc__ = func.__doc__.rstrip() + "\n" + "".join(group.doc() for group in groups)
+        DECORATED.append(wrapper)
+        return wrapper
+
+    return decorate

@@ -24,18 +24,20 @@ A run without a system column is one run; the systems of a run with them index i
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from .. import stats
 from .._core.checks import check_choice, check_cutoff
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from ..measures import Measure, aggregate
 from ..measures import dispatch as kernels
 from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
-from ..stats.options import StatsOptions, with_stats_options
+from ..stats.options import STATS, EvalStatsKeywords, StatsGroup, StatsOptions
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from ..stats.segments import Slices
 from . import slices, suites
@@ -80,8 +82,9 @@ def _measures(measures, options: EvalOptions) -> list[Measure]:
     return unique(labelled(measures, options.rel))
 
 
-@with_eval_options
+@with_options(EVAL)
 def evaluate(
+    options: EvalOptions,
     run,
     measures,
     qrels=None,
@@ -91,7 +94,7 @@ def evaluate(
     queries=None,
     weighted: bool = False,
     incomplete_systems: str = "refuse",
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
 
@@ -179,12 +182,14 @@ def evaluate(
     return evaluate_run(run, measures, qrels, options, per_query=per_query)
 
 
-def per_query_table(run, measures, qrels, options: EvalOptions) -> pd.DataFrame:
+def per_query_table(
+    run, measures, qrels, options: EvalOptions, *, incomplete_systems: str = "refuse"
+) -> pd.DataFrame:
     """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated (what the
     statistics, plots, widgets, fusion tuning and the CLI evaluate through)."""
     if suites.is_suite(run, qrels):
         pairs = labelled(measures, options.rel)
-        return suites.evaluate_suite(run, pairs, qrels, True, None, False, "refuse", options)
+        return suites.evaluate_suite(run, pairs, qrels, True, None, False, incomplete_systems, options)
     return evaluate_run(run, measures, qrels, options, per_query=True)
 
 
@@ -221,8 +226,10 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> 
     return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
 
 
-@with_eval_options
-def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def mrr(
+    options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
 
     Returns
@@ -246,8 +253,10 @@ def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float
     return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr")
 
 
-@with_eval_options
-def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def ndcg(
+    options: EvalOptions, run, qrels=None, *, k: int | None = None, gain: str = "linear", **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), as :func:`mrr` returns.
 
     ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
@@ -258,8 +267,10 @@ def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options
     return _single(run, measure, qrels, options, "ndcg")
 
 
-@with_eval_options
-def mean_average_precision(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def mean_average_precision(
+    options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), as :func:`mrr` returns.
 
     The denominator is R, the number of relevant items in the qrels.
@@ -267,34 +278,34 @@ def mean_average_precision(run, qrels=None, *, k: int | None = None, options: Ev
     return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map")
 
 
-@with_eval_options
-def recall(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def recall(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
     """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items, as :func:`mrr` returns."""
     return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
 
 
-@with_eval_options
-def precision(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def precision(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
     """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``, as :func:`mrr` returns."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision")
 
 
-@with_eval_options
-def hit_rate(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def hit_rate(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
     """Share of queries with a relevant item in the top ``k`` (``Success@k``), as :func:`mrr` returns."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate")
 
 
-@with_eval_options
-def r_precision(run, qrels=None, *, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def r_precision(options: EvalOptions, run, qrels=None, **_: Unpack[EvalKeywords]) -> float | pd.Series:
     """Mean R-precision (``Rprec``): relevant items in the top R divided by R, as :func:`mrr` returns."""
     return _single(run, Measure("Rprec"), qrels, options, "r_precision")
 
 
-@with_eval_options
-def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
+@with_options(EVAL)
+def first_relevant_rank(options: EvalOptions, run, qrels=None, **_: Unpack[EvalKeywords]) -> pd.Series:
     """Rank of the first relevant item per query (trec_eval order), missing where none was retrieved.
 
     Returns
@@ -322,10 +333,17 @@ def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
 # ----------------------------------------------------------------------------- statistics of runs
 
 
-@with_eval_options
-@with_stats_options
+@with_options(EVAL, STATS)
 def bootstrap(
-    run, measures, qrels=None, *, by=None, queries=None, stats_options: StatsOptions, options: EvalOptions
+    options: EvalOptions,
+    stats_options: StatsOptions,
+    run,
+    measures,
+    qrels=None,
+    *,
+    by=None,
+    queries=None,
+    **_: Unpack[EvalStatsKeywords],
 ) -> stats.BootstrapResults | Slices:
     """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
 
@@ -372,14 +390,15 @@ def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str 
         part = per_query_table(one, measures, qrels, options)
         if "system" in part.columns:
             part = part.drop(columns="system")
-        part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
+        part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))  # type: ignore[arg-type]  # pandas-stubs omit extension arrays
         tables.append(part)
     return pd.concat(tables, ignore_index=True)
 
 
-@with_eval_options
-@with_stats_options(methods=DIFFERENCE_INTERVALS, method="t")
+@with_options(EVAL, StatsGroup(methods=DIFFERENCE_INTERVALS, method="t"))
 def compare(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     runs,
     baseline: str,
     measures,
@@ -389,8 +408,7 @@ def compare(
     correction: str | None = "holm",
     by=None,
     queries=None,
-    stats_options: StatsOptions,
-    options: EvalOptions,
+    **_: Unpack[EvalStatsKeywords],
 ) -> stats.Comparison | Slices:
     """Evaluate several systems per query and compare each with a baseline (paired by query id).
 
@@ -429,9 +447,10 @@ def compare(
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
-@with_eval_options
-@with_stats_options(optional_level=True)
+@with_options(EVAL, StatsGroup(optional_level=True))
 def table(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     runs,
     measures,
     qrels=None,
@@ -440,8 +459,7 @@ def table(
     correction: str | None = "auto",
     alpha: float = 0.05,
     system_order=None,
-    stats_options: StatsOptions,
-    options: EvalOptions,
+    **_: Unpack[EvalStatsKeywords],
 ) -> multiple.SignificanceTable:
     """Evaluate several systems per query: the table of means with the systems each one significantly beats.
 

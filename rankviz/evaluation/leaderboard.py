@@ -6,7 +6,7 @@ from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
 from ..stats.options import StatsOptions, with_stats_options
 from ..stats.rank_intervals import RankIntervals, ranks_of
-from .api import evaluate
+from .api import per_query_table
 
 __all__ = ["ranks"]
 
@@ -62,8 +62,6 @@ def ranks(
                 f"The 'measure' parameter of ranks takes one measure. Got {len(measure)}: {list(measure)}."
             )
         (measure,) = measure
-    table = evaluate.__wrapped__(  # the options are validated already: the undecorated evaluate takes them as they are
-        run, [measure], qrels, per_query=True, incomplete_systems=incomplete_systems, options=options
-    )
+    table = per_query_table(run, [measure], qrels, options, incomplete_systems=incomplete_systems)
     column = [c for c in table.columns if c not in ("dataset", "system", "query_id")][0]
     return ranks_of(table, column, level=level, cfg=stats_options, caller="ranks")

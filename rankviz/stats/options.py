@@ -16,12 +16,16 @@ import dataclasses
 import functools
 import inspect
 import math
+from typing import Any, TypedDict
+
+import numpy as np
 
 from .._core.checks import check_choice, check_int, check_probability
+from .._core.options import EvalKeywords
 from .._errors import InputError, UnknownOptionError
 from .resampling import call_entropy
 
-__all__ = ["StatsOptions", "with_stats_options", "BOOTSTRAP_METHODS", "OPTION_NAMES"]
+__all__ = ["StatsOptions", "StatsKeywords", "EvalStatsKeywords", "StatsGroup", "STATS", "with_stats_options", "BOOTSTRAP_METHODS", "OPTION_NAMES"]
 
 #: the intervals of one mean (stats.bootstrap); a difference also has the paired t-interval (stats.compare)
 BOOTSTRAP_METHODS = ("bca", "percentile", "bootstrap-t")
@@ -177,3 +181,47 @@ def with_stats_options(
     if func.__doc__:
         wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(names, methods, method)
     return wrapper
+
+
+class StatsKeywords(TypedDict, total=False):
+    """The statistics options as keywords, for static tools (``**_: Unpack[StatsKeywords]``; see
+    :class:`rankviz._core.options.EvalKeywords`). A function's own ``method`` choices are checked at run time."""
+
+    n_resamples: int
+    confidence_level: float | None
+    method: str
+    rng: int | np.random.Generator | None
+    batch: int | None
+
+
+class EvalStatsKeywords(EvalKeywords, StatsKeywords, total=False):
+    """The evaluation and the statistics options together (``rankviz.bootstrap``, ``compare``, ``table``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StatsGroup:
+    """The statistics options as a :class:`rankviz._core.options.OptionGroup`: ``methods`` and ``method`` are
+    the intervals a function offers and its default; ``optional_level``: ``confidence_level=None`` leaves the
+    intervals out; ``exclude``: options it does not take."""
+
+    methods: tuple[str, ...] = BOOTSTRAP_METHODS
+    method: str = "bca"
+    optional_level: bool = False
+    exclude: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n in OPTION_NAMES if n not in self.exclude)
+
+    def parameters(self) -> list[inspect.Parameter]:
+        defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": self.method, "rng": None, "batch": None}
+        return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=defaults[n]) for n in self.names()]
+
+    def resolve(self, caller: str, values: dict[str, Any]) -> StatsOptions:
+        return StatsOptions.resolve(caller, methods=self.methods, optional_level=self.optional_level, **values)
+
+    def doc(self) -> str:
+        return _options_doc(self.names(), self.methods, self.method)
+
+
+#: the statistics options with their usual intervals (bootstrap: BCa by default)
+STATS = StatsGroup()

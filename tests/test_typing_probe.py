@@ -1,0 +1,120 @@
+"""Static tools see the public signatures: a mypy probe, and the agreement of the typed keywords with the options.
+
+The probe is a small file of calls, type-checked with mypy's API against the package in this checkout: the
+correct calls pass, and a misspelt option, a wrong option type or an unknown keyword of a ``df.rank`` method
+are type errors. ``df.rank`` itself is pandas' ``DataFrame.rank`` for static tools (pandas-stubs type it as
+the method, and a stub cannot add an attribute to it), so the probe reaches the methods through
+``rankviz.RankAccessor(df)``, which is the object ``df.rank`` is at run time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+
+import rankviz
+from rankviz._core import options as eval_options
+from rankviz.stats import options as stats_options
+
+ROOT = Path(__file__).resolve().parents[1]
+
+GOOD = """
+import pandas as pd
+import rankviz
+
+run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+value: float | pd.Series = rankviz.mrr(run, qrels, k=10, rel=2, depth=3, ties="expected")
+table: pd.DataFrame = rankviz.evaluate(run, ["RR@10"], qrels, per_query=True, columns={"query": "qid"})
+rankviz.ndcg(run, qrels, k=5, gain="exp", missing="drop")
+rankviz.recall(run, qrels, k=100, judged_only=True)
+rankviz.bootstrap(run, "RR@10", qrels, n_resamples=100, rng=0, depth=10)
+rankviz.compare(run, "bm25", "RR@10", qrels, method="t", rel=1)
+accessor = rankviz.RankAccessor(run)
+accessor.bootstrap("RR@10", qrels, rng=0, confidence_level=0.9)
+accessor.mrr(qrels, k=10, depth=5)
+"""
+
+BAD = {
+    "rankviz.mrr(run, depht=3)": 'Unexpected keyword argument "depht"',
+    'rankviz.mrr(run, missing="zeros")': 'Argument "missing" to "mrr" has incompatible type',
+    "rankviz.RankAccessor(run).bootstrap(measure=1)": 'Unexpected keyword argument "measure"',
+    'rankviz.evaluate(run, ["RR@10"], rng=0)': 'Unexpected keyword argument "rng"',
+    "rankviz.recall(run, qrels)": 'Missing named argument "k"',
+}
+
+
+def _mypy(tmp_path: Path, body: str) -> tuple[str, int]:
+    api = pytest.importorskip("mypy.api", reason="mypy is not installed (pip install 'rankviz[lint]')")
+    probe = tmp_path / "probe.py"
+    probe.write_text(body)
+    # the checkout's rankviz, not an installed copy: mypy finds it on MYPYPATH
+    os.environ["MYPYPATH"] = str(ROOT)
+    try:
+        out, err, status = api.run(
+            [
+                str(probe),
+                "--cache-dir",
+                str(tmp_path / ".mypy_cache"),
+                "--python-version",
+                f"{sys.version_info.major}.{sys.version_info.minor}",
+                "--ignore-missing-imports",
+                "--follow-imports=silent",
+                "--no-error-summary",
+                "--hide-error-context",
+            ]
+        )
+    finally:
+        del os.environ["MYPYPATH"]
+    return out + err, status
+
+
+@pytest.mark.slow
+def test_mypy_sees_public_signatures(tmp_path):
+    bad_lines = "\n".join(BAD)
+    out, status = _mypy(tmp_path, GOOD + bad_lines + "\n")
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    first_bad = GOOD.count("\n") + 1
+    good_errors = [line for line in errors if int(line.split(":")[1]) < first_bad]
+    assert good_errors == [], out
+    for number, (call, message) in enumerate(BAD, start=first_bad):
+        on_line = [line for line in errors if int(line.split(":")[1]) == number]
+        assert any(message in line for line in on_line), f"{call}: expected {message!r}, mypy said {on_line or out}"
+    assert status == 1
+
+
+def _kwargs_keys(func) -> set[str]:
+    """The keywords a decorated function declares for static tools in ``**_: Unpack[...]``."""
+    hints = typing.get_type_hints(func.__wrapped__, include_extras=True)
+    (typed_dict,) = typing.get_args(hints["_"])
+    return set(typed_dict.__annotations__)
+
+
+def test_typed_keywords_agree_with_the_options_each_function_offers():
+    assert eval_options.DECORATED, "no function uses with_options"
+    for func in eval_options.DECORATED:
+        signature = inspect.signature(func)
+        own = inspect.signature(func.__wrapped__).parameters
+        offered = {name for name, p in signature.parameters.items() if name not in own}
+        assert _kwargs_keys(func) == offered, func.__qualname__
+        for name in offered:  # every option is keyword-only, after the function's own parameters
+            assert signature.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_typed_keywords_agree_with_the_option_declarations():
+    assert tuple(eval_options.EvalKeywords.__annotations__) == eval_options.option_names()
+    assert tuple(stats_options.StatsKeywords.__annotations__) == stats_options.OPTION_NAMES
+    defaults = eval_options.EvalOptions()
+    for p in eval_options.EVAL.parameters():  # each default is the dataclass's (columns: None, read as no override)
+        assert p.default == (None if p.name == "columns" else getattr(defaults, p.name)), p.name
+
+
+def test_decorated_functions_keep_their_runtime_behaviour():
+    run = rankviz.datasets.load_example()[0]
+    with pytest.raises(TypeError, match="'depht'.*Did you mean 'depth'"):
+        rankviz.mrr(run, depht=3)
