@@ -4,7 +4,7 @@ The probe is a small file of calls, type-checked with mypy's API against the pac
 correct calls pass, and a misspelt option, a wrong option type or an unknown keyword of a ``df.rank`` method
 are type errors. ``df.rank`` itself is pandas' ``DataFrame.rank`` for static tools (pandas-stubs type it as
 the method, and a stub cannot add an attribute to it), so the probe reaches the methods through
-``rankviz.RankAccessor(df)``, which is the object ``df.rank`` is at run time.
+``rankviz.accessor.RankAccessor(df)``, which is the object ``df.rank`` is at run time.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GOOD = """
 import pandas as pd
 import rankviz
+from rankviz.accessor import RankAccessor
 
 run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
 qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
@@ -35,7 +36,7 @@ rankviz.ndcg(run, qrels, k=5, gain="exp", missing="drop")
 rankviz.recall(run, qrels, k=100, judged_only=True)
 rankviz.bootstrap(run, "RR@10", qrels, n_resamples=100, rng=0, depth=10)
 rankviz.compare(run, "bm25", "RR@10", qrels, method="t", rel=1)
-accessor = rankviz.RankAccessor(run)
+accessor = RankAccessor(run)
 accessor.bootstrap("RR@10", qrels, rng=0, confidence_level=0.9)
 accessor.mrr(qrels, k=10, depth=5)
 """
@@ -43,7 +44,7 @@ accessor.mrr(qrels, k=10, depth=5)
 BAD = {
     "rankviz.mrr(run, depht=3)": 'Unexpected keyword argument "depht"',
     'rankviz.mrr(run, missing="zeros")': 'Argument "missing" to "mrr" has incompatible type',
-    "rankviz.RankAccessor(run).bootstrap(measure=1)": 'Unexpected keyword argument "measure"',
+    "RankAccessor(run).bootstrap(measure=1)": 'Unexpected keyword argument "measure"',
     'rankviz.evaluate(run, ["RR@10"], rng=0)': 'Unexpected keyword argument "rng"',
     "rankviz.recall(run, qrels)": 'Missing named argument "k"',
 }
@@ -82,7 +83,7 @@ def test_mypy_sees_public_signatures(tmp_path):
     first_bad = GOOD.count("\n") + 1
     good_errors = [line for line in errors if int(line.split(":")[1]) < first_bad]
     assert good_errors == [], out
-    for number, (call, message) in enumerate(BAD, start=first_bad):
+    for number, (call, message) in enumerate(BAD.items(), start=first_bad):
         on_line = [line for line in errors if int(line.split(":")[1]) == number]
         assert any(message in line for line in on_line), f"{call}: expected {message!r}, mypy said {on_line or out}"
     assert status == 1

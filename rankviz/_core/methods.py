@@ -23,7 +23,9 @@ class BoundMethod(Protocol[P, R_co]):
     def __get__(self, obj: object, cls: Any = None) -> Callable[P, R_co]: ...
 
 
-def bound_method(func: Callable[Concatenate[Any, P], R_co], owner: str, name: str | None = None) -> BoundMethod[P, R_co]:
+def bound_method(
+    func: Callable[Concatenate[Any, P], R_co], owner: str, name: str | None = None
+) -> BoundMethod[P, R_co]:
     """A method that calls ``func(self._frame, ...)``, with ``func``'s signature (minus the frame) and docstring.
 
     ``owner`` is the class name shown in the method's qualified name (``RankAccessor.mrr``), so ``help()``

@@ -182,9 +182,7 @@ def evaluate(
     return evaluate_run(run, measures, qrels, options, per_query=per_query)
 
 
-def per_query_table(
-    run, measures, qrels, options: EvalOptions, *, incomplete_systems: str = "refuse"
-) -> pd.DataFrame:
+def per_query_table(run, measures, qrels, options: EvalOptions, *, incomplete_systems: str = "refuse") -> pd.DataFrame:
     """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated (what the
     statistics, plots, widgets, fusion tuning and the CLI evaluate through)."""
     if suites.is_suite(run, qrels):
@@ -227,9 +225,7 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> 
 
 
 @with_options(EVAL)
-def mrr(
-    options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]
-) -> float | pd.Series:
+def mrr(options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]) -> float | pd.Series:
     """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
 
     Returns

@@ -19,10 +19,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..evaluation.api import per_query_table
 from .._core.checks import check_int
 from .._core.options import EvalOptions, with_eval_options
 from .._errors import InputError
+from ..evaluation.api import per_query_table
 from ..stats.inference import seed_of
 from ..stats.resampling import call_entropy, query_stream
 from .combine import WEIGHTED, check_method, combine, contributions, read_lists, refuse_old_keyword, to_run

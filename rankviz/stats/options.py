@@ -25,7 +25,16 @@ from .._core.options import EvalKeywords
 from .._errors import InputError, UnknownOptionError
 from .resampling import call_entropy
 
-__all__ = ["StatsOptions", "StatsKeywords", "EvalStatsKeywords", "StatsGroup", "STATS", "with_stats_options", "BOOTSTRAP_METHODS", "OPTION_NAMES"]
+__all__ = [
+    "StatsOptions",
+    "StatsKeywords",
+    "EvalStatsKeywords",
+    "StatsGroup",
+    "STATS",
+    "with_stats_options",
+    "BOOTSTRAP_METHODS",
+    "OPTION_NAMES",
+]
 
 #: the intervals of one mean (stats.bootstrap); a difference also has the paired t-interval (stats.compare)
 BOOTSTRAP_METHODS = ("bca", "percentile", "bootstrap-t")
