@@ -24,9 +24,12 @@ from .frames import as_pandas, is_foreign_frame, unpack_bundles
 __all__ = [
     "EvalOptions",
     "EvalKeywords",
+    "ListKeywords",
+    "TieFreeKeywords",
     "OptionGroup",
     "EVAL",
     "with_options",
+    "with_method_options",
     "with_eval_options",
     "TIES",
     "option_names",
@@ -251,21 +254,31 @@ def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
 # ----------------------------------------------------------------------------- typed option groups
 
 
-class EvalKeywords(TypedDict, total=False):
+class ListKeywords(TypedDict, total=False):
+    """The options that read and judge a ranked list (what :func:`rankviz.stages` takes), as keywords."""
+
+    rel: int | None
+    duplicates: Literal["error", "first"]
+    order: Literal["score", "rank"] | None
+    score_dtype: Literal["float64", "float32"]
+    columns: Mapping[str, str] | None
+
+
+class TieFreeKeywords(ListKeywords, total=False):
+    """The evaluation options but ``ties`` (:func:`rankviz.tie_report` computes every tie mode), as keywords."""
+
+    depth: int | None
+    missing: Literal["zero", "drop", "error"]
+    judged_only: bool
+    unannotated: Literal["drop", "zero"]
+
+
+class EvalKeywords(TieFreeKeywords, total=False):
     """The evaluation options as keywords, for static tools: a public function declares ``**_: Unpack[EvalKeywords]``
     (mypy and pyright then see each option, its type, and refuse a misspelt one). Their defaults, checks and
     docs are those of :class:`EvalOptions` (``tests/test_typing_probe.py`` checks that the two agree)."""
 
-    rel: int | None
-    depth: int | None
-    missing: Literal["zero", "drop", "error"]
-    duplicates: Literal["error", "first"]
     ties: Literal["trec_eval", "expected", "optimistic", "pessimistic"]
-    order: Literal["score", "rank"] | None
-    score_dtype: Literal["float64", "float32"]
-    judged_only: bool
-    unannotated: Literal["drop", "zero"]
-    columns: Mapping[str, str] | None
 
 
 T_co = TypeVar("T_co", covariant=True)
@@ -342,42 +355,64 @@ def with_options(*groups: OptionGroup[Any]) -> Callable[[Callable[..., Any]], Ca
     run or qrels, and reads polars, pyarrow and ``datasets`` frames as pandas once. A ``**kwargs`` of the
     function that is not ``**_`` (the matplotlib keywords of a plot) receives the other keywords.
     """
+    return functools.partial(_decorate, groups, 0)
 
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        own = list(inspect.signature(func).parameters.values())[len(groups) :]
-        var_keyword = [p for p in own if p.kind is inspect.Parameter.VAR_KEYWORD and p.name != "_"]
-        params = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-        keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-        per_group = [group.parameters() for group in groups]
-        extra = [p for ps in per_group for p in ps]
-        signature = inspect.signature(func).replace(parameters=positional + keyword_only + extra + var_keyword)
-        caller = func.__name__
 
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            for key in kwargs:
-                if key not in signature.parameters and not var_keyword:
-                    raise unknown_keyword(caller, key, signature.parameters)
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                hint = _column_hint(str(exc)) or _positional_hint(str(exc), caller, signature)
-                raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
-            values = []
-            for group, ps in zip(groups, per_group):
-                given = {p.name: bound.arguments.pop(p.name) for p in ps if p.name in bound.arguments}
-                values.append(group.resolve(caller, {**{p.name: p.default for p in ps}, **given}))
-            unpack_bundles(bound.arguments, signature.parameters, caller)  # read_jsonl's and read_beir's results
-            for key, value in bound.arguments.items():  # polars, pyarrow, datasets: to pandas once, here
-                if is_foreign_frame(value):
-                    bound.arguments[key] = as_pandas(value, key)
-            return func(*values, *bound.args, **bound.kwargs)
+S = TypeVar("S")
 
-        cast(Any, wrapper).__signature__ = signature  # read by inspect.signature (Shift-Tab)
-        if func.__doc__:
-            wrapper.__doc__ = func.__doc__.rstrip() + "\n" + "".join(group.doc() for group in groups)
-        DECORATED.append(wrapper)
-        return wrapper
 
-    return decorate
+@overload
+def with_method_options(
+    first: OptionGroup[A], /
+) -> Callable[[Callable[Concatenate[S, A, P], R]], Callable[Concatenate[S, P], R]]: ...
+
+
+@overload
+def with_method_options(
+    first: OptionGroup[A], second: OptionGroup[B], /
+) -> Callable[[Callable[Concatenate[S, A, B, P], R]], Callable[Concatenate[S, P], R]]: ...
+
+
+def with_method_options(*groups: OptionGroup[Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """:func:`with_options` for a method: the groups' values come right after ``self``."""
+    return functools.partial(_decorate, groups, 1)
+
+
+def _decorate(groups: tuple[OptionGroup[Any], ...], leading: int, func: Callable[..., Any]) -> Callable[..., Any]:
+    every = list(inspect.signature(func).parameters.values())
+    own = every[:leading] + every[leading + len(groups) :]
+    var_keyword = [p for p in own if p.kind is inspect.Parameter.VAR_KEYWORD and p.name != "_"]
+    params = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    per_group = [group.parameters() for group in groups]
+    extra = [p for ps in per_group for p in ps]
+    signature = inspect.signature(func).replace(parameters=positional + keyword_only + extra + var_keyword)
+    caller = func.__name__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for key in kwargs:
+            if key not in signature.parameters and not var_keyword:
+                raise unknown_keyword(caller, key, signature.parameters)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            hint = _column_hint(str(exc)) or _positional_hint(str(exc), caller, signature)
+            raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
+        values = []
+        for group, ps in zip(groups, per_group):
+            given = {p.name: bound.arguments.pop(p.name) for p in ps if p.name in bound.arguments}
+            values.append(group.resolve(caller, {**{p.name: p.default for p in ps}, **given}))
+        unpack_bundles(bound.arguments, signature.parameters, caller)  # read_jsonl's and read_beir's results
+        for key, value in bound.arguments.items():  # polars, pyarrow, datasets: to pandas once, here
+            if is_foreign_frame(value):
+                bound.arguments[key] = as_pandas(value, key)
+        args = bound.args
+        return func(*args[:leading], *values, *args[leading:], **bound.kwargs)
+
+    cast(Any, wrapper).__signature__ = signature  # read by inspect.signature (Shift-Tab)
+    if func.__doc__:
+        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + "".join(group.doc() for group in groups)
+    DECORATED.append(wrapper)
+    return wrapper

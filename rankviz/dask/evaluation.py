@@ -10,10 +10,12 @@ explorer and reports take it unchanged. Every option (``rel``, ``depth``,
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import pandas as pd
 
 from .._core.checks import check_choice, check_cutoff
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from ..evaluation.pipeline import aggregate_per_system, labelled, relabel, unique, with_rel
 from ..measures import Measure
@@ -27,8 +29,9 @@ def _systems(table: pd.DataFrame) -> list[str] | None:
     return list(dict.fromkeys(table["system"].astype(str))) if "system" in table.columns else None
 
 
-@with_eval_options
+@with_options(EVAL)
 def evaluate(
+    options: EvalOptions,
     run,
     measures,
     qrels=None,
@@ -36,7 +39,7 @@ def evaluate(
     per_query: bool = False,
     progress: bool = False,
     shuffle: bool = True,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> pd.DataFrame:
     """Evaluate a Dask DataFrame run on several measures: :func:`rankviz.evaluate`, out of core.
 
@@ -101,15 +104,24 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, pro
     return pd.Series(values, index=pd.Index(systems, name="system", dtype="str"), name=measure.name)
 
 
-@with_eval_options
-def mrr(run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def mrr(
+    options: EvalOptions, run, qrels=None, *, k: int | None = None, progress: bool = False, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a float for one run, a Series per system."""
     return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr", progress)
 
 
-@with_eval_options
+@with_options(EVAL)
 def ndcg(
-    run, qrels=None, *, k: int | None = None, gain: str = "linear", progress: bool = False, options: EvalOptions
+    options: EvalOptions,
+    run,
+    qrels=None,
+    *,
+    k: int | None = None,
+    gain: str = "linear",
+    progress: bool = False,
+    **_: Unpack[EvalKeywords],
 ) -> float | pd.Series:
     """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a float for one run, a Series per system."""
     gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
@@ -117,36 +129,44 @@ def ndcg(
     return _single(run, measure, qrels, options, "ndcg", progress)
 
 
-@with_eval_options
+@with_options(EVAL)
 def mean_average_precision(
-    run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions
+    options: EvalOptions, run, qrels=None, *, k: int | None = None, progress: bool = False, **_: Unpack[EvalKeywords]
 ) -> float | pd.Series:
     """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a float for one run, a Series per system."""
     return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
 
 
-@with_eval_options
-def recall(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def recall(
+    options: EvalOptions, run, qrels=None, *, k: int, progress: bool = False, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a float for one run, a Series per system."""
     measure = Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False))
     return _single(run, measure, qrels, options, "recall", progress)
 
 
-@with_eval_options
-def precision(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def precision(
+    options: EvalOptions, run, qrels=None, *, k: int, progress: bool = False, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a float for one run, a Series per system."""
     measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
     return _single(run, measure, qrels, options, "precision", progress)
 
 
-@with_eval_options
-def hit_rate(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def hit_rate(
+    options: EvalOptions, run, qrels=None, *, k: int, progress: bool = False, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Share of queries with a relevant item in the top ``k`` of a Dask run (:func:`rankviz.hit_rate`)."""
     measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
     return _single(run, measure, qrels, options, "hit_rate", progress)
 
 
-@with_eval_options
-def r_precision(run, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
+@with_options(EVAL)
+def r_precision(
+    options: EvalOptions, run, qrels=None, *, progress: bool = False, **_: Unpack[EvalKeywords]
+) -> float | pd.Series:
     """Mean R-precision of a Dask run (:func:`rankviz.r_precision`), a float for one run, a Series per system."""
     return _single(run, Measure("Rprec"), qrels, options, "r_precision", progress)

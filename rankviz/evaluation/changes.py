@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ import pandas as pd
 from .. import stats
 from .._core.checks import check_cutoff
 from .._core.input_shapes import run_arrays
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import DegenerateDataWarning, InputError
 from ..measures import parse_measure
 from .api import per_query_table
@@ -165,8 +165,10 @@ def _significant(table: pd.DataFrame, baseline: str, measures: list[str]) -> tup
 _WHOLE_LIST = 2**31 - 1
 
 
-@with_eval_options
-def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, options: EvalOptions) -> pd.DataFrame:
+@with_options(EVAL)
+def changes(
+    options: EvalOptions, run, qrels=None, *, system, baseline, measure=None, k: int = 10, **_: Unpack[EvalKeywords]
+) -> pd.DataFrame:
     """What ``system`` changed against ``baseline``, query by query.
 
     Parameters

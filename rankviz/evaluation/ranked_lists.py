@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import warnings
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
@@ -19,15 +20,17 @@ import pandas as pd
 from .._core.input_shapes import run_arrays
 from .._core.judged import judge_arrays
 from .._core.long_run import MISSING_DOC, QrelsArrays, RunArrays
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError, UnmatchedIdsWarning
 from .pipeline import read_judgements, read_run_input
 
 __all__ = ["ranked_list", "ranked_list_of"]
 
 
-@with_eval_options
-def ranked_list(run, query, qrels=None, *, system=None, documents=None, options: EvalOptions) -> pd.DataFrame:
+@with_options(EVAL)
+def ranked_list(
+    options: EvalOptions, run, query, qrels=None, *, system=None, documents=None, **_: Unpack[EvalKeywords]
+) -> pd.DataFrame:
     """One query's ranked list in trec_eval order, joined with its judgements.
 
     The list is the one every measure sees under the same options: cut to ``depth`` (after the

@@ -15,12 +15,13 @@ import dataclasses
 import itertools
 import math
 import numbers
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_int
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from ..evaluation.api import per_query_table
 from ..stats.inference import seed_of
@@ -154,8 +155,9 @@ def _folds(queries, folds: int, entropy) -> np.ndarray:
 
 
 @refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
-@with_eval_options
+@with_options(EVAL)
 def tune(
+    options: EvalOptions,
     run,
     qrels=None,
     *,
@@ -166,7 +168,7 @@ def tune(
     norm: str | None = None,
     rrf_k: float = 60,
     rng=None,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> TuneResult:
     """Choose fusion weights on a grid by query-level cross-validation.
 

@@ -192,19 +192,52 @@ def with_stats_options(
     return wrapper
 
 
-class StatsKeywords(TypedDict, total=False):
+class LevelKeywords(TypedDict, total=False):
+    """``confidence_level`` alone, as a keyword (:func:`rankviz.stats.meta_analysis`)."""
+
+    confidence_level: float | None
+
+
+class IntervalKeywords(LevelKeywords, total=False):
+    """The statistics options but ``batch``, as keywords (the rank and suite intervals)."""
+
+    n_resamples: int
+    method: str
+    rng: int | np.random.Generator | None
+
+
+class StatsKeywords(IntervalKeywords, total=False):
     """The statistics options as keywords, for static tools (``**_: Unpack[StatsKeywords]``; see
     :class:`rankviz._core.options.EvalKeywords`). A function's own ``method`` choices are checked at run time."""
 
+    batch: int | None
+
+
+class ResampleKeywords(TypedDict, total=False):
+    """``n_resamples``, ``rng`` and ``batch``, as keywords (:func:`rankviz.stats.all_pairs`: no interval)."""
+
     n_resamples: int
-    confidence_level: float | None
-    method: str
     rng: int | np.random.Generator | None
     batch: int | None
 
 
+class SummaryKeywords(LevelKeywords, total=False):
+    """``confidence_level``, ``n_resamples`` and ``rng``, as keywords (:func:`rankviz.summary`)."""
+
+    n_resamples: int
+    rng: int | np.random.Generator | None
+
+
 class EvalStatsKeywords(EvalKeywords, StatsKeywords, total=False):
     """The evaluation and the statistics options together (``rankviz.bootstrap``, ``compare``, ``table``)."""
+
+
+class EvalIntervalKeywords(EvalKeywords, IntervalKeywords, total=False):
+    """The evaluation options and the statistics options but ``batch`` (``rankviz.ranks``)."""
+
+
+class EvalSummaryKeywords(EvalKeywords, SummaryKeywords, total=False):
+    """The evaluation options with ``confidence_level``, ``n_resamples`` and ``rng`` (``rankviz.summary``)."""
 
 
 @dataclasses.dataclass(frozen=True)

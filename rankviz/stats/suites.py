@@ -25,13 +25,15 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.columns import check_key_cells
+from .._core.options import with_options
 from .._errors import DegenerateDataWarning, InputError, warn
-from .options import StatsOptions, with_stats_options
+from .options import IntervalKeywords, LevelKeywords, StatsGroup, StatsOptions
 from .resampling import check_budget, query_stream
 from .results import ConfidenceInterval, html_table
 
@@ -189,9 +191,15 @@ class SuiteIntervals:
         return f"<p>{html.escape(self.question)}</p>" + html_table(self.table)
 
 
-@with_stats_options(methods=("percentile",), method="percentile", exclude=("batch",))
+@with_options(StatsGroup(methods=("percentile",), method="percentile", exclude=("batch",)))
 def suite_intervals(
-    table: pd.DataFrame, measures=None, *, level: str = "queries", weighted: bool = False, stats_options: StatsOptions
+    stats_options: StatsOptions,
+    table: pd.DataFrame,
+    measures=None,
+    *,
+    level: str = "queries",
+    weighted: bool = False,
+    **_: Unpack[IntervalKeywords],
 ) -> SuiteIntervals:
     """Per-dataset means and the macro average of a suite, with stratified or two-level percentile intervals.
 
@@ -356,9 +364,14 @@ def _plain(text) -> str:
     return str(text).replace("$", r"\$")
 
 
-@with_stats_options(exclude=("n_resamples", "method", "rng", "batch"))
+@with_options(StatsGroup(exclude=("n_resamples", "method", "rng", "batch")))
 def meta_analysis(
-    table: pd.DataFrame, system: str, baseline: str, measure: str, *, stats_options: StatsOptions
+    stats_options: StatsOptions,
+    table: pd.DataFrame,
+    system: str,
+    baseline: str,
+    measure: str,
+    **_: Unpack[LevelKeywords],
 ) -> MetaAnalysis:
     """A random-effects meta-analysis of the per-dataset paired differences ``system - baseline``.
 

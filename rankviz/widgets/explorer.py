@@ -9,9 +9,11 @@ the ipywidgets view over it; :mod:`rankviz.widgets.render` makes its HTML.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import ipywidgets as w
 
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from . import render, render_stages
 from .explorer_judging import ExplorerJudging, JudgeRow
@@ -260,8 +262,9 @@ class Explorer(w.VBox):
         self.query.value = str(query_id)
 
 
-@with_eval_options
+@with_options(EVAL)
 def explore(
+    options: EvalOptions,
     run,
     qrels=None,
     *,
@@ -275,7 +278,7 @@ def explore(
     store=None,
     annotator: str | None = None,
     stages=None,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> Explorer:
     """An ipywidgets per-query debugger: worst queries first, their ranked lists and measures.
 

@@ -11,13 +11,14 @@ import dataclasses
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_cutoff, check_int
 from .._core.frames import as_pandas
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_method_options
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
 from ..evaluation.api import per_query_table
 from ..evaluation.pipeline import with_rel
@@ -106,9 +107,10 @@ class ExplorerModel:
     True
     """
 
-    @with_eval_options
+    @with_method_options(EVAL)
     def __init__(
         self,
+        options: EvalOptions,
         run,
         qrels=None,
         *,
@@ -117,7 +119,7 @@ class ExplorerModel:
         measure="RR@k",
         k: int | None = None,
         snippet_length: int = 160,
-        options: EvalOptions,
+        **_: Unpack[EvalKeywords],
     ):
         self._build(run, qrels, queries, documents, measure, k, snippet_length, options)
 
