@@ -1,10 +1,14 @@
 """Evaluation options: one validated value, resolved once at the public boundary.
 
 Every public evaluation function (and every ``df.rank`` method) takes the same
-keyword-only options. :func:`with_eval_options` puts them into the function's
+keyword-only options. :func:`with_options` (one decorator for every option group:
+``EVAL`` here, ``rankviz.stats.options.STATS``) puts them into the function's
 signature (so ``help()`` and Shift-Tab show each with its default), validates them
 once into an :class:`EvalOptions` value, and rejects unknown keywords with the
-closest known one. Below the boundary only the value travels.
+closest known one. Below the boundary only the value travels: a decorated function
+takes it first, by position, and internal code calls the undecorated helpers that
+take it (``evaluation.api.per_query_table``), never a public function with keywords.
+Static tools see the options through ``**_: Unpack[EvalKeywords]``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ __all__ = [
     "EVAL",
     "with_options",
     "with_method_options",
-    "with_eval_options",
     "TIES",
     "option_names",
     "unknown_keyword",
@@ -93,7 +96,7 @@ _DOCS = {
 
 @dataclasses.dataclass(frozen=True)
 class EvalOptions:
-    """The evaluation options of one call, validated (see :func:`with_eval_options` for their meaning)."""
+    """The evaluation options of one call, validated (see :func:`with_options` for their meaning)."""
 
     rel: int | None = None
     depth: int | None = None
@@ -201,54 +204,6 @@ def _positional_hint(message: str, caller: str, signature: inspect.Signature) ->
         f". Only the data go by position ({', '.join(data)}); every option is keyword-only: "
         f"{caller}({', '.join(data)}{example})"
     )
-
-
-def with_eval_options(func=None, *, exclude: tuple[str, ...] = ()):
-    """Give ``func`` the evaluation options as keyword-only parameters.
-
-    ``func`` declares a keyword-only parameter ``options`` (an :class:`EvalOptions`);
-    the wrapper's signature replaces it with one parameter per option, validates
-    them once, and calls ``func`` with the value. A ``**kwargs`` of ``func`` (the
-    matplotlib keywords of a plot) receives the other keywords. Unknown keywords raise
-    :class:`~rankviz.UnknownOptionError` (a ``TypeError``) with a did-you-mean hint;
-    old-style column keywords (``query='qid'``) point to ``columns=``. Options in
-    ``exclude`` are not offered (``tie_report`` computes every tie mode itself).
-    """
-    if func is None:
-        return functools.partial(with_eval_options, exclude=exclude)
-    own = inspect.signature(func)
-    params = [p for p in own.parameters.values() if p.name != "options"]
-    taken = {p.name for p in params}
-    extra = [p for p in _option_parameters() if p.name not in taken and p.name not in exclude]
-    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
-    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
-    option_keys = {p.name for p in extra}
-    caller = func.__name__
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for key in kwargs:
-            if key not in signature.parameters and not var_keyword:
-                raise unknown_keyword(caller, key, signature.parameters)
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            hint = _column_hint(str(exc)) or _positional_hint(str(exc), caller, signature)
-            raise UnknownOptionError(f"{caller}(): {exc}{hint}") from None
-        values = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in option_keys}
-        options = EvalOptions.resolve(caller, **values)
-        unpack_bundles(bound.arguments, signature.parameters, caller)  # read_jsonl's and read_beir's results
-        for key, value in bound.arguments.items():  # polars, pyarrow, datasets: to pandas once, here
-            if is_foreign_frame(value):
-                bound.arguments[key] = as_pandas(value, key)
-        return func(*bound.args, **bound.kwargs, options=options)
-
-    cast(Any, wrapper).__signature__ = signature  # read by inspect.signature (Shift-Tab)
-    if func.__doc__:
-        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(exclude)
-    return wrapper
 
 
 # ----------------------------------------------------------------------------- typed option groups

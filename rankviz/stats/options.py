@@ -3,8 +3,8 @@
 Every function that resamples or tests (``rankviz.stats.bootstrap``, ``compare``, ``all_pairs``,
 ``significance_table``, their run-level twins ``rankviz.bootstrap``/``compare``/``table``,
 ``summary``, the interval plots) takes the same keyword-only options, ``n_resamples``,
-``confidence_level``, ``method``, ``rng`` and ``batch``. :func:`with_stats_options` puts them
-into the function's signature (``help()`` and Shift-Tab show each with its default and one
+``confidence_level``, ``method``, ``rng`` and ``batch``. :func:`rankviz._core.options.with_options`
+with a :class:`StatsGroup` (``STATS``) puts them into the function's signature (``help()`` and Shift-Tab show each with its default and one
 shared description), validates them once into a :class:`StatsOptions` value, and hands that
 value on. The seed is turned into its entropy once, here: the functions below the boundary
 pass the value itself, never a seed made again from it.
@@ -13,7 +13,6 @@ pass the value itself, never a seed made again from it.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 import math
 from typing import Any, TypedDict
@@ -22,7 +21,7 @@ import numpy as np
 
 from .._core.checks import check_choice, check_int, check_probability
 from .._core.options import EvalKeywords
-from .._errors import InputError, UnknownOptionError
+from .._errors import InputError
 from .resampling import call_entropy
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "EvalStatsKeywords",
     "StatsGroup",
     "STATS",
-    "with_stats_options",
     "BOOTSTRAP_METHODS",
     "OPTION_NAMES",
 ]
@@ -67,7 +65,7 @@ _DOCS = {
 
 @dataclasses.dataclass(frozen=True)
 class StatsOptions:
-    """The statistics options of one call, validated (see :func:`with_stats_options` for their meaning).
+    """The statistics options of one call, validated (see :class:`StatsGroup` for their meaning).
 
     ``entropy`` is the seed material of the call (``rng`` turned into integers once); ``seed`` is
     ``rng`` when it was an int (what results record), else None.
@@ -141,55 +139,6 @@ def _options_doc(names, methods, default_method) -> str:
         lines.append(f"    {name} : {kind}")
         lines.append(f"        {text}")
     return "\n".join(lines) + "\n"
-
-
-def with_stats_options(
-    func=None,
-    *,
-    methods: tuple[str, ...] = BOOTSTRAP_METHODS,
-    method: str = "bca",
-    optional_level: bool = False,
-    exclude: tuple[str, ...] = (),
-):
-    """Give ``func`` the statistics options as keyword-only parameters.
-
-    ``func`` declares a keyword-only parameter ``stats_options`` (a :class:`StatsOptions`); the
-    wrapper's signature replaces it with one parameter per option (``methods`` and ``method``: the
-    intervals it offers and its default; ``optional_level``: ``confidence_level=None`` leaves the
-    intervals out; ``exclude``: options it does not take), validates them once and calls ``func``
-    with the value. It composes with :func:`rankviz._core.options.with_eval_options` (put that one
-    outside).
-    """
-    if func is None:
-        return functools.partial(
-            with_stats_options, methods=methods, method=method, optional_level=optional_level, exclude=exclude
-        )
-    own = inspect.signature(func)
-    params = [p for p in own.parameters.values() if p.name != "stats_options"]
-    names = [n for n in OPTION_NAMES if n not in exclude]
-    defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": method, "rng": None, "batch": None}
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=defaults[n]) for n in names]
-    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
-    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
-    caller = func.__name__
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise UnknownOptionError(f"{caller}(): {exc}") from None
-        given = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in names}
-        values = {**{n: defaults[n] for n in names}, **given}  # this function's defaults (method='t' for compare)
-        resolved = StatsOptions.resolve(caller, methods=methods, optional_level=optional_level, **values)
-        return func(*bound.args, **bound.kwargs, stats_options=resolved)
-
-    wrapper.__signature__ = signature  # type: ignore[attr-defined]
-    if func.__doc__:
-        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(names, methods, method)
-    return wrapper
 
 
 class LevelKeywords(TypedDict, total=False):
