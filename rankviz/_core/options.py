@@ -340,7 +340,8 @@ def _decorate(groups: tuple[OptionGroup[Any], ...], leading: int, func: Callable
     params = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
     positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
     keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    per_group = [group.parameters() for group in groups]
+    taken = {p.name for p in own}  # a parameter of the function's own (a plot's order=) shadows an option
+    per_group = [[p for p in group.parameters() if p.name not in taken] for group in groups]
     extra = [p for ps in per_group for p in ps]
     signature = inspect.signature(func).replace(parameters=positional + keyword_only + extra + var_keyword)
     caller = func.__name__
