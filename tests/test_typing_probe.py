@@ -9,6 +9,7 @@ the method, and a stub cannot add an attribute to it), so the probe reaches the 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import sys
@@ -123,6 +124,20 @@ def test_typed_keywords_agree_with_the_option_declarations():
     defaults = eval_options.EvalOptions()
     for p in eval_options.EVAL.parameters():  # each default is the dataclass's (columns: None, read as no override)
         assert p.default == (None if p.name == "columns" else getattr(defaults, p.name)), p.name
+
+
+def test_typed_choices_are_the_declared_choices():
+    hints = typing.get_type_hints(eval_options.EvalKeywords)
+    for field in dataclasses.fields(eval_options.EvalOptions):
+        choices = field.metadata["choices"]
+        if choices is None or field.name == "judged_only":  # a bool is typed bool
+            continue
+        hint = hints[field.name]
+        arms = [hint] if typing.get_origin(hint) is typing.Literal else typing.get_args(hint)
+        literals = set()
+        for arm in arms:  # Literal[...] | None
+            literals |= set(typing.get_args(arm)) if typing.get_origin(arm) is typing.Literal else {None}
+        assert literals == set(choices), field.name
 
 
 def test_decorated_functions_keep_their_runtime_behaviour():

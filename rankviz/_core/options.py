@@ -42,91 +42,114 @@ __all__ = [
 #: how items with equal scores are ordered (see rankviz.measures.dispatch)
 TIES = ("trec_eval", "expected", "optimistic", "pessimistic")
 
-_DOCS = {
-    "rel": (
+_SAME = object()  # the keyword's default is the field's
+
+
+def _keyword_default(f: dataclasses.Field) -> Any:
+    """The default of an option's keyword: the field's, or its own (``columns=None``: no override)."""
+    return f.default if f.metadata["keyword_default"] is _SAME else f.metadata["keyword_default"]
+
+
+def _option(default, kind: str, doc: str, *, choices: tuple | None = None, check=None, keyword_default=_SAME):
+    """One option's declaration, as the metadata of its :class:`EvalOptions` field: its default, its check
+    (one of ``choices``, or ``check(value, caller, name)``), its numpydoc type and text, and the keyword's
+    default where it is not the field's (``columns=None`` means no override)."""
+    if check is None:
+
+        def check(value, caller, name):
+            return check_choice(value, name, caller, choices or ())
+
+    metadata = {"kind": kind, "doc": doc, "check": check, "choices": choices, "keyword_default": keyword_default}
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalOptions:
+    """The evaluation options of one call, validated (see :func:`with_options`). Each field declares its option
+    once: default, check, type and text (its metadata; the signatures and docs are made from it)."""
+
+    rel: int | None = _option(
+        None,
         "int, optional",
         "Minimum grade that counts as relevant (trec_eval ``-l``), applied to every measure that takes "
         "``rel`` and was not given its own (``RR(rel=3)@10`` keeps 3); labels carry it (``RR(rel=2)@10``). "
         "nDCG uses every grade as its gain and ignores it. An int >= 0 (negative levels, whose meaning in "
         "trec_eval counts unjudged documents as relevant, are refused). Default: 1.",
-    ),
-    "depth": ("int, optional", "Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``)."),
-    "missing": (
+        check=lambda value, caller, name: None if value is None else check_rel(value, caller),
+    )
+    depth: int | None = _option(
+        None,
+        "int, optional",
+        "Cut every ranked list to its first ``depth`` items first (trec_eval ``-M``).",
+        check=lambda value, caller, name: check_cutoff(value, caller, name=name),
+    )
+    missing: str = _option(
+        "zero",
         "{'zero', 'drop', 'error'}, default 'zero'",
         "A query in the qrels that a system did not retrieve scores 0 and counts in the mean (``'zero'``, "
         "trec_eval ``-c``), is left out (``'drop'``), or is an error.",
-    ),
-    "duplicates": (
+        choices=("zero", "drop", "error"),
+    )
+    duplicates: str = _option(
+        "error",
         "{'error', 'first'}, default 'error'",
         "A (query, doc) pair retrieved twice is an error, or only its best-ranked row is kept.",
-    ),
-    "ties": (
+        choices=("error", "first"),
+    )
+    ties: str = _option(
+        "trec_eval",
         "{'trec_eval', 'expected', 'optimistic', 'pessimistic'}, default 'trec_eval'",
         "How items with equal scores are ordered: doc id descending (trec_eval), the exact expectation over "
         "all orderings, or the bounds; see :mod:`rankviz.measures.dispatch`.",
-    ),
-    "order": (
+        choices=TIES,
+    )
+    order: str | None = _option(
+        None,
         "{'score', 'rank'}, optional",
         "Rank by score (the default when there is one, as trec_eval does) or by the rank column.",
-    ),
-    "score_dtype": (
+        choices=("score", "rank", None),
+    )
+    score_dtype: str = _option(
+        "float64",
         "{'float64', 'float32'}, default 'float64'",
         "``'float32'`` rounds scores to 32-bit floats first, which reproduces trec_eval 9 and pytrec_eval.",
-    ),
-    "judged_only": (
+        choices=("float64", "float32"),
+    )
+    judged_only: bool = _option(
+        False,
         "bool, default False",
         "Drop every retrieved item without a judgement (not in the qrels, or judged with a negative grade) "
         "before ranking, after the cut to ``depth`` (trec_eval ``-J``; condensed lists, Sakai, SIGIR 2007).",
-    ),
-    "unannotated": (
+        choices=(False, True),
+    )
+    unannotated: str = _option(
+        "drop",
         "{'drop', 'zero'}, default 'drop'",
         "Input without qrels: a query with no gold at all (a missing or empty list of relevant ids, a missing "
         "relevance vector or one of missing entries) is unannotated. ``'drop'`` leaves "
         "it out (with a warning giving the count; it is listed as not evaluated), ``'zero'`` scores it 0 and "
         "counts it in the mean.",
-    ),
-    "columns": (
+        choices=("drop", "zero"),
+    )
+    columns: Columns = _option(
+        Columns(),
         "dict, optional",
         "Column names by role when the defaults and aliases do not find them: ``{'query': 'qid', 'doc': "
         "'docno', 'score': 'sim', 'relevance': 'label', 'system': 'run', 'retrieved': ..., 'relevant': ..., "
         "'n_relevant': ...}``.",
-    ),
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class EvalOptions:
-    """The evaluation options of one call, validated (see :func:`with_options` for their meaning)."""
-
-    rel: int | None = None
-    depth: int | None = None
-    missing: str = "zero"
-    duplicates: str = "error"
-    ties: str = "trec_eval"
-    order: str | None = None
-    score_dtype: str = "float64"
-    judged_only: bool = False
-    unannotated: str = "drop"
-    columns: Columns = Columns()
+        check=lambda value, caller, name: Columns.of(value, caller),
+        keyword_default=None,
+    )
 
     @classmethod
     def resolve(cls, caller: str, **values) -> EvalOptions:
-        """Validate raw keyword values into an :class:`EvalOptions` (the one place options are checked)."""
-        rel = values.get("rel")
-        return cls(
-            rel=None if rel is None else check_rel(rel, caller),
-            depth=check_cutoff(values.get("depth"), caller, name="depth"),
-            missing=check_choice(values.get("missing", "zero"), "missing", caller, ("zero", "drop", "error")),
-            duplicates=check_choice(values.get("duplicates", "error"), "duplicates", caller, ("error", "first")),
-            ties=check_choice(values.get("ties", "trec_eval"), "ties", caller, TIES),
-            order=check_choice(values.get("order"), "order", caller, ("score", "rank", None)),
-            score_dtype=check_choice(
-                values.get("score_dtype", "float64"), "score_dtype", caller, ("float64", "float32")
-            ),
-            judged_only=check_choice(values.get("judged_only", False), "judged_only", caller, (False, True)),
-            unannotated=check_choice(values.get("unannotated", "drop"), "unannotated", caller, ("drop", "zero")),
-            columns=Columns.of(values.get("columns"), caller),
-        )
+        """Validate raw keyword values into an :class:`EvalOptions` (the one place options are checked): each
+        field's check, in field order, on the value given or the keyword's default."""
+        checked = {}
+        for f in dataclasses.fields(cls):
+            value = values.get(f.name, _keyword_default(f))
+            checked[f.name] = f.metadata["check"](value, caller, f.name)
+        return cls(**checked)
 
     def replace(self, **changes) -> EvalOptions:
         return dataclasses.replace(self, **changes)
@@ -148,20 +171,16 @@ _COLUMN_ROLES = tuple(f.name for f in dataclasses.fields(Columns))
 
 
 def _option_parameters() -> list[inspect.Parameter]:
-    defaults = EvalOptions()
-    out = []
-    for name in option_names():
-        default = None if name == "columns" else getattr(defaults, name)
-        out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default))
-    return out
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return [inspect.Parameter(f.name, keyword, default=_keyword_default(f)) for f in dataclasses.fields(EvalOptions)]
 
 
 def _options_doc(exclude=()) -> str:
     lines = ["", "    Evaluation options (keyword-only, the same for every evaluation call)", "    " + "-" * 68]
-    for name in (n for n in option_names() if n not in exclude):
-        kind, text = _DOCS[name]
-        lines.append(f"    {name} : {kind}")
-        lines.append(f"        {text}")
+    for f in dataclasses.fields(EvalOptions):
+        if f.name not in exclude:
+            lines.append(f"    {f.name} : {f.metadata['kind']}")
+            lines.append(f"        {f.metadata['doc']}")
     return "\n".join(lines) + "\n"
 
 
