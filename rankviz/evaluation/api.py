@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from .._core.checks import check_choice, check_cutoff
 from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
-from ..measures import Measure, aggregate
+from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
@@ -52,23 +51,13 @@ from .pipeline import (
     read_judgements,
     relabel,
     runs_from_frames,
-    system_cells,
-    system_names,
     unique,
-    with_rel,
 )
 from .provenance import model_share, warn_model_labels
 from .run_summary import summary
 
 __all__ = [
     "evaluate",
-    "mrr",
-    "ndcg",
-    "mean_average_precision",
-    "recall",
-    "precision",
-    "hit_rate",
-    "r_precision",
     "first_relevant_rank",
     "summary",
     "bootstrap",
@@ -212,92 +201,6 @@ def evaluate_run(run, measures, qrels, options: EvalOptions, *, per_query: bool)
         table.attrs["rankviz"]["model_share_k"] = k
         warn_model_labels(share, qrels, "evaluate")
     return relabel(table, pairs)
-
-
-def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> float | pd.Series:
-    """One measure aggregated as its family declares: a float for one run, else a Series per system (NaN if no cell)."""
-    (measure,) = with_rel([measure], options.rel)
-    j, keep, values = evaluated_cells(run, [measure], qrels, options, caller)
-    means = [aggregate(values[measure.name][cells], measure.aggregate) for _, cells in system_cells(j, keep)]
-    if j.systems is None:
-        return float(means[0])
-    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
-
-
-@with_options(EVAL)
-def mrr(options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]) -> float | pd.Series:
-    """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
-
-    Returns
-    -------
-    float or Series
-        A float for a run without a system column (one run); for a run with systems,
-        one float per system in a Series indexed by ``system`` and named by the
-        measure (``"RR@10"``). Every single-measure function returns the same way.
-
-    Examples
-    --------
-    >>> import pandas as pd, rankviz
-    >>> table = pd.DataFrame({"query": ["a", "b", "c", "d"],
-    ...                       "relevance": [[True], [False, False, True], [False, True], [False]]})
-    >>> round(rankviz.mrr(table), 4)
-    0.4583
-    >>> two = pd.concat([table.assign(system="x"), table.assign(system="y")])
-    >>> rankviz.mrr(two, k=1).to_dict()  # a Series indexed by system
-    {'x': 0.25, 'y': 0.25}
-    """
-    return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr")
-
-
-@with_options(EVAL)
-def ndcg(
-    options: EvalOptions, run, qrels=None, *, k: int | None = None, gain: str = "linear", **_: Unpack[EvalKeywords]
-) -> float | pd.Series:
-    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), as :func:`mrr` returns.
-
-    ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
-    The ideal DCG comes from all judged grades of the query in the qrels.
-    """
-    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
-    measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
-    return _single(run, measure, qrels, options, "ndcg")
-
-
-@with_options(EVAL)
-def mean_average_precision(
-    options: EvalOptions, run, qrels=None, *, k: int | None = None, **_: Unpack[EvalKeywords]
-) -> float | pd.Series:
-    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), as :func:`mrr` returns.
-
-    The denominator is R, the number of relevant items in the qrels.
-    """
-    return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map")
-
-
-@with_options(EVAL)
-def recall(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
-    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items, as :func:`mrr` returns."""
-    return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
-
-
-@with_options(EVAL)
-def precision(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
-    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``, as :func:`mrr` returns."""
-    measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
-    return _single(run, measure, qrels, options, "precision")
-
-
-@with_options(EVAL)
-def hit_rate(options: EvalOptions, run, qrels=None, *, k: int, **_: Unpack[EvalKeywords]) -> float | pd.Series:
-    """Share of queries with a relevant item in the top ``k`` (``Success@k``), as :func:`mrr` returns."""
-    measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
-    return _single(run, measure, qrels, options, "hit_rate")
-
-
-@with_options(EVAL)
-def r_precision(options: EvalOptions, run, qrels=None, **_: Unpack[EvalKeywords]) -> float | pd.Series:
-    """Mean R-precision (``Rprec``): relevant items in the top R divided by R, as :func:`mrr` returns."""
-    return _single(run, Measure("Rprec"), qrels, options, "r_precision")
 
 
 @with_options(EVAL)
