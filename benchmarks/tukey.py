@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python benchmarks/tukey.py --quick    # 200 and 100
 
 Five systems answer the same n queries (n = 25, 50, 200). Every experiment is one
-call of ``rankviz.multiple.all_pairs`` (the public API) on a per-query table, with
+call of ``rankviz.stats.all_pairs`` (the public API) on a per-query table, with
 
 - ``test='tukey'``: the randomized Tukey HSD for paired data (999 permutations);
 - ``test='randomization', correction='holm'``: sign-flip test per pair (999 flips), Holm over the 10 pairs;
@@ -91,7 +91,7 @@ def one_experiment(x: np.ndarray, resamples: int, seed: int) -> dict:
     """{test: pairs frame} for one sample."""
     table = per_query_table(x)
     return {
-        label: rankviz.multiple.all_pairs(
+        label: rankviz.stats.all_pairs(
             table, "score", test=test, correction=correction, alpha=ALPHA, n_resamples=resamples, rng=seed
         )
         for label, (test, correction) in TESTS.items()
@@ -138,7 +138,7 @@ def render(results: dict, args, elapsed: float) -> str:
         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `benchmarks/tukey.py` in {elapsed / 60:.1f} min: 5 systems, "
         f"{args.experiments:,} experiments per null cell and {args.power_experiments:,} per power cell, "
         f"{args.resamples} permutations per test, alpha = {ALPHA}, seed {args.seed}. Each experiment is one call of "
-        "`rankviz.multiple.all_pairs` (the public API). Rates are shown ± their Monte Carlo standard error; "
+        "`rankviz.stats.all_pairs` (the public API). Rates are shown ± their Monte Carlo standard error; "
         "**over** marks a family-wise error more than two standard errors above 0.05."
     )
     lines += ["", "### Family-wise error under a true null (any of the 10 pairs significant)", ""]

@@ -16,7 +16,7 @@ Importing rankviz changes nothing else: no matplotlib style, no logging handlers
 from __future__ import annotations
 
 from . import accessor as _accessor
-from . import fusion, multiple, stats
+from . import fusion, stats
 from ._errors import (
     ClosedWorldWarning,
     ColumnError,
@@ -125,7 +125,6 @@ __all__ = [
     "hit_rate",
     "mean_average_precision",
     "mrr",
-    "multiple",
     "ndcg",
     "parse_measure",
     "precision",

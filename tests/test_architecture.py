@@ -29,11 +29,11 @@ LAYER_FOLDERS = [
     ["plots", "widgets", "report"],  # presentation
     ["history"],  # evaluations over time: the history file, comparisons across records, the trend, the gate
     ["cli", "dask"],  # the command line; the evaluation on Dask DataFrames (optional extra)
-    ["accessor", "multiple", "__init__", "__main__"],  # glue: df.rank, kept public paths, the package surface
+    ["accessor", "__init__", "__main__"],  # glue: df.rank, the package surface
 ]
 LAYERS = {folder: level for level, folders in enumerate(LAYER_FOLDERS) for folder in folders}
 #: top-level modules that are not a layer's package, beside __init__, __main__, accessor and cli/evaluation
-LOOSE_MODULES = {"_errors", "multiple"}
+LOOSE_MODULES = {"_errors"}
 
 
 def _top_level_entries() -> set[str]:

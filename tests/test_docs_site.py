@@ -164,14 +164,14 @@ def test_options_sections_are_parameter_tables_with_the_signatures_defaults(site
             found[cells[0]] = cells
         return found
 
-    for name in ("rankviz.stats.bootstrap", "rankviz.bootstrap", "rankviz.multiple.significance_table"):
+    for name in ("rankviz.stats.bootstrap", "rankviz.bootstrap", "rankviz.stats.significance_table"):
         stats_rows = rows(name, "Statistics options (keyword-only):")
         assert {"n_resamples", "rng", "batch"} <= set(stats_rows), name
     assert {"rel", "depth"} <= set(rows("rankviz.bootstrap", "Evaluation options (keyword-only):"))
     table = rows("rankviz.table", "Parameters:")
     assert (table["correction"][-1], table["alpha"][-1]) == ("'auto'", "0.05")
     assert table["alpha"][1] == "float"
-    significance = rows("rankviz.multiple.significance_table", "Parameters:")
+    significance = rows("rankviz.stats.significance_table", "Parameters:")
     assert (significance["correction"][-1], significance["alpha"][-1]) == ("'auto'", "0.05")
     method = entries["rankviz.plots.RunPlots.bootstrap_distribution"]
     outside_code = re.sub(r"<pre>.*?</pre>", "", method, flags=re.DOTALL)  # the signature, code blocks

@@ -6,7 +6,7 @@ Dask is a way of computing the per-query table (:func:`per_query`, the CLI's ``e
 
 ``evaluate(run, measures, qrels, per_query=True)`` returns the per-query table as a
 *pandas* DataFrame (one row per system x query: small), so ``rankviz.stats.bootstrap``,
-``rankviz.stats.compare``, ``rankviz.multiple.significance_table``, the plots, the
+``rankviz.stats.compare``, ``rankviz.stats.significance_table``, the plots, the
 explorer and reports take it unchanged. Every option (``rel``, ``depth``,
 ``missing``, ``duplicates``, ``ties``, ``order``, ``score_dtype``, ``judged_only``,
 ``columns``) means what it means on pandas; ``progress=True`` shows a progress bar.

@@ -19,7 +19,7 @@ A run without a system column is one run; the systems of a run with them index i
 - ``summary``: a DataFrame indexed by ``system``.
 - ``bootstrap``: a :class:`~rankviz.stats.BootstrapResults`;
   ``compare``: a :class:`~rankviz.stats.Comparison`;
-  ``table``: a :class:`~rankviz.multiple.SignificanceTable`.
+  ``table``: a :class:`~rankviz.stats.SignificanceTable`.
 """
 
 from __future__ import annotations
@@ -369,7 +369,7 @@ def table(
     measures : str or list
     qrels : DataFrame, path or dict, optional
     test, correction, alpha, system_order
-        See :func:`rankviz.multiple.significance_table` (default: the randomized
+        See :func:`rankviz.stats.significance_table` (default: the randomized
         Tukey HSD over all systems, paired by query; rows in sorted order).
 
     Returns

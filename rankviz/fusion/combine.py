@@ -37,7 +37,6 @@ score, so negative scores keep their order (ranx divides by max(max, 1e-9)).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import numbers
 
 import numpy as np
@@ -46,7 +45,7 @@ import pandas as pd
 from .._core.checks import check_choice, check_cutoff
 from .._core.columns import Columns
 from .._core.long_run import key_array, resolve_long_run
-from .._errors import ColumnError, DuplicateError, InputError, UnknownOptionError
+from .._errors import ColumnError, DuplicateError, InputError
 
 __all__ = ["METHODS", "NORMS", "WEIGHTED", "Lists", "read_lists", "contributions", "combine", "fuse", "check_method"]
 
@@ -191,24 +190,6 @@ def _normalised(lists: Lists, norm: str, caller: str) -> np.ndarray:
     return np.divide(centred, sd, out=np.zeros_like(v), where=sd > 0)
 
 
-def refuse_old_keyword(old: str, new: str, why: str):
-    """A decorator refusing the keyword ``old`` with a message naming ``new`` (a renamed parameter)."""
-
-    def decorate(func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if old in kwargs:
-                raise UnknownOptionError(
-                    f"{func.__name__}() takes no {old}= any more: the parameter is {new}= ({why}). "
-                    f"Pass {new}={kwargs[old]!r}."
-                )
-            return func(*args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
 def contributions(lists: Lists, method: str, norm: str, k: float, caller: str = "fuse"):
     """(pair query codes, pair doc codes, C): C[p, s] is system s's value for (query, doc) pair p.
 
@@ -297,7 +278,6 @@ def to_run(lists: Lists, pair_q, pair_d, fused, name: str) -> pd.DataFrame:
     )
 
 
-@refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
 def fuse(
     run,
     method: str = "rrf",

@@ -26,7 +26,7 @@ from .._errors import InputError
 from ..evaluation.api import per_query_table
 from ..stats.inference import seed_of
 from ..stats.resampling import call_entropy, query_stream
-from .combine import WEIGHTED, check_method, combine, contributions, read_lists, refuse_old_keyword, to_run
+from .combine import WEIGHTED, check_method, combine, contributions, read_lists, to_run
 
 __all__ = ["TuneResult", "tune", "weight_grid"]
 
@@ -154,7 +154,6 @@ def _folds(queries, folds: int, entropy) -> np.ndarray:
     return fold
 
 
-@refuse_old_keyword("k", "rrf_k", "RRF's constant; k always means a rank cutoff in rankviz")
 @with_options(EVAL)
 def tune(
     options: EvalOptions,

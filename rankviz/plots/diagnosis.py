@@ -40,9 +40,7 @@ QUADRANTS = {
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p")
 
 
-def recall_vs_mrr(
-    data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None, ax=None, **kwargs
-) -> Axes:
+def recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median", ax=None, **kwargs) -> Axes:
     """The diagnosis view: recall (is it retrieved at all?) against MRR (is it on top?), per system.
 
     Read the quadrants the way practitioners do: high recall with low MRR means
@@ -77,8 +75,6 @@ def recall_vs_mrr(
         - a system of the table: that system's mean recall and MRR (the others are
           read against it, e.g. ``split="bm25"``).
         - two numbers ``(recall, mrr)``: fixed split points.
-    thresholds : (float, float), optional
-        The old name of ``split=(recall, mrr)``; still accepted.
     ax : matplotlib Axes, optional
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.scatter` for the system points.
@@ -90,8 +86,7 @@ def recall_vs_mrr(
     Raises
     ------
     InputError
-        ``split`` is neither 'median', a system of the table nor two numbers, or both
-        ``split`` and ``thresholds`` are given.
+        ``split`` is neither 'median', a system of the table nor two numbers,.
 
     Notes
     -----
@@ -123,13 +118,11 @@ def recall_vs_mrr(
     >>> fig, ax = plt.subplots(figsize=(6, 6))
     >>> ax = rankviz.plots.recall_vs_mrr(table, k=10, recall_k=100, ax=ax)
     """
-    frame = prepare_recall_vs_mrr(data, k=k, recall_k=recall_k, per_query=per_query, split=split, thresholds=thresholds)
+    frame = prepare_recall_vs_mrr(data, k=k, recall_k=recall_k, per_query=per_query, split=split)
     return draw_recall_vs_mrr(frame, style.axes(ax, "recall_vs_mrr"), **kwargs)
 
 
-def prepare_recall_vs_mrr(
-    data, *, k=10, recall_k=None, per_query=False, split="median", thresholds=None
-) -> pd.DataFrame:
+def prepare_recall_vs_mrr(data, *, k=10, recall_k=None, per_query=False, split="median") -> pd.DataFrame:
     """The points and readings of :func:`recall_vs_mrr`; nothing drawn.
 
     Parameters are those of :func:`recall_vs_mrr`.
@@ -170,7 +163,7 @@ def prepare_recall_vs_mrr(
     k = check_cutoff(k, caller, allow_none=False)
     rr_col = table.measure_column(f"RR@{k}", caller)
     r_col = _recall_column(frame, k, recall_k, caller)
-    split = _split_argument(split, thresholds, caller)
+    split = _split_argument(split, caller)
     parts = groups(frame, table.system)
     points, clouds, pooled = [], [], []
     for g, (name, part) in enumerate(parts):
@@ -241,12 +234,8 @@ def prepare_recall_vs_mrr(
     return out
 
 
-def _split_argument(split, thresholds, caller):
-    """'median', a system name or a (recall, MRR) pair of floats, from ``split`` or the old ``thresholds``."""
-    if thresholds is not None:
-        if not (isinstance(split, str) and split == "median"):
-            raise InputError(f"{caller}: give split= or its old name thresholds=, not both.")
-        split = thresholds
+def _split_argument(split, caller):
+    """'median', a system name or a (recall, MRR) pair of floats, from ``split``."""
     if isinstance(split, str):
         return split
     try:

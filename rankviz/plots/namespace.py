@@ -31,7 +31,7 @@ from .differences import paired_differences
 from .distributions import rr_distribution
 from .intervals import ci
 from .resampled import bootstrap_distribution
-from .worst_queries import failures, removed_compare
+from .worst_queries import failures
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -56,7 +56,6 @@ def _from_plot(plot, measures_of, call: str, artist: str, **defaults):
 
     def method(self, options: EvalOptions, qrels=None, **kwargs):
         arguments = {p.name: kwargs.pop(p.name, p.default) for p in own}
-        removed_compare(kwargs, arguments.get("system"), name)
         drawing = self._drawing(kwargs, name, call, artist)
         table = self._evaluate(measures_of(arguments), qrels, options)
         return plot(table, **arguments, **drawing)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._core.checks import check_choice, check_int
 from .._core.columns import columns_text
-from .._errors import InputError, UnknownOptionError
+from .._errors import InputError
 from ..io.per_query import is_reciprocal_rank, per_query_table, query_texts
 from ..measures import parse_measure
 from . import style
@@ -117,9 +117,6 @@ def failures(
     InputError
         Several systems and no ``system=``, an unknown system, or ``baseline`` on a
         table without systems.
-    UnknownOptionError
-        ``compare=``, the keyword this function had before ``baseline``: it drew
-        ``compare − system``, the opposite sign; the message gives the call to use.
 
     Notes
     -----
@@ -140,7 +137,6 @@ def failures(
     >>> ax = rankviz.plots.failures(table, measure="RR@10", n=15, system="bm25+rerank", baseline="bm25",
     ...                             worst_of="baseline", queries=queries, ax=ax)
     """
-    removed_compare(kwargs, system, "failures")
     frame = prepare_failures(
         data,
         measure=measure,
@@ -153,23 +149,6 @@ def failures(
         zeros=zeros,
     )
     return draw_failures(frame, style.axes(ax, "failures"), **kwargs)
-
-
-def removed_compare(kwargs: dict, system, caller: str) -> None:
-    """Raise for ``compare=``, the old keyword, with the call that draws what it drew and the one with its name's sign.
-
-    ``failures(t, system=A, compare=B)`` picked A's worst queries and wrote B − A. As
-    ``system`` named A, readers took it for "A − B": the keyword cannot be kept.
-    """
-    if "compare" not in kwargs:
-        return
-    a, b = system, kwargs["compare"]
-    raise UnknownOptionError(
-        f"{caller}: compare= was replaced by baseline=, because it drew Δ = compare − system, the opposite sign of "
-        f"rankviz.stats.compare and paired_differences (Δ = system − baseline). For the same picture "
-        f"({a}'s worst queries, Δ = {b} − {a}) call {caller}(..., system={b!r}, baseline={a!r}, worst_of='baseline'); "
-        f"for Δ = {a} − {b} call {caller}(..., system={a!r}, baseline={b!r})."
-    )
 
 
 def prepare_failures(

@@ -346,7 +346,7 @@ def all_pairs(
     >>> table = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
     ...                       "query_id": ["q1", "q2", "q3", "q4"] * 3,
     ...                       "AP": [0.5, 0.9, 0.3, 0.8, 0.2, 0.4, 0.3, 0.1, 0.4, 0.5, 0.2, 0.6]})
-    >>> pairs = rankviz.multiple.all_pairs(table, "AP", rng=0)
+    >>> pairs = rankviz.stats.all_pairs(table, "AP", rng=0)
     >>> pairs[["system", "other", "difference", "p_value"]].round(4)
       system other  difference  p_value
     0      a     b       0.375   0.0370
@@ -437,7 +437,7 @@ def significance_table(
     >>> table = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6,
     ...                       "query_id": [f"q{i}" for i in range(6)] * 2,
     ...                       "AP": [0.9, 0.8, 0.7, 0.9, 0.6, 0.8, 0.1, 0.2, 0.1, 0.3, 0.2, 0.1]})
-    >>> result = rankviz.multiple.significance_table(table, "AP", confidence_level=None, rng=0)
+    >>> result = rankviz.stats.significance_table(table, "AP", confidence_level=None, rng=0)
     >>> result.better_than("a", "AP"), result.better_than("b", "AP")
     (('b',), ())
     """

@@ -1,7 +1,7 @@
 """The significance table: systems x measures, with the systems each one beats.
 
 :class:`SignificanceTable` is what :func:`rankviz.table` (``df.rank.table``) and
-:func:`rankviz.multiple.significance_table` return. Each cell is a system's mean
+:func:`rankviz.stats.significance_table` return. Each cell is a system's mean
 (optionally with its confidence interval); its superscript letters name the
 systems it is significantly better than, and the best mean of each column is
 marked. It renders for Jupyter (``_repr_html_``), LaTeX (booktabs) and markdown,
@@ -109,7 +109,7 @@ class SignificanceTable:
     pairs : DataFrame
         Every unordered pair per measure: ``measure``, ``system``, ``other``,
         ``difference`` (system - other), ``p_value``, ``p_corrected``,
-        ``significant``, ``better`` (see :func:`rankviz.multiple.all_pairs`).
+        ``significant``, ``better`` (see :func:`rankviz.stats.all_pairs`).
     test, correction, alpha, confidence_level, n_resamples, rng, n_queries
         How it was computed (``correction`` is None for Tukey's HSD).
     exact : tuple of str

@@ -183,7 +183,7 @@ not_entry("rankviz.ConfidenceInterval", _RESULT + " (bootstrap)", aliases=("rank
 not_entry("rankviz.SignificanceTable", _RESULT + " (table)", aliases=("rankviz.stats.SignificanceTable",))
 not_entry("rankviz.TieReport", _RESULT + " (tie_report)")
 not_entry("rankviz.Measure", "the parsed-measure class: built by parse_measure, which is registered")
-for _name in ("fusion", "multiple", "stats"):
+for _name in ("fusion", "stats"):
     not_entry(f"rankviz.{_name}", "a submodule namespace: its public functions are registered under its own name")
 
 register(

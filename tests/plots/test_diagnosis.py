@@ -98,13 +98,12 @@ def test_recall_vs_mrr_split_at_a_reference_system_or_at_given_numbers():
             readings[name] == {(True, True): "tr", (True, False): "br", (False, True): "tl", (False, False): "bl"}[high]
         )
     assert prepare_recall_vs_mrr(table, split=(0.5, 0.5)).attrs["split"] == (0.5, 0.5)
-    assert prepare_recall_vs_mrr(table, thresholds=(0.4, 0.6)).attrs["split"] == (0.4, 0.6)  # the old name
     with pytest.raises(InputError, match="'split' parameter of recall_vs_mrr must be 'median', a system"):
         prepare_recall_vs_mrr(table, split=(0.5,))
     with pytest.raises(InputError, match="unknown split system 'bm26'"):
         prepare_recall_vs_mrr(table, split="bm26")
-    with pytest.raises(InputError, match="not both"):
-        prepare_recall_vs_mrr(table, split="bm25", thresholds=(0.5, 0.5))
+    with pytest.raises(TypeError, match="thresholds"):  # the pre-0.1 name of split= is gone, not silently ignored
+        prepare_recall_vs_mrr(table, thresholds=(0.5, 0.5))
 
 
 def test_recall_vs_mrr_one_system_of_means_gets_no_reading_without_a_reference():

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import rankviz.plots as rp
-from rankviz import ColumnError, InputError
+from rankviz import ColumnError, InputError, UnknownOptionError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -120,12 +120,9 @@ def test_failures_delta_is_system_minus_baseline_coloured_by_who_wins():
     assert any(t.get_text() == "Δ = bm25+rerank − bm25" for t in ax.texts)
 
 
-def test_failures_compare_keyword_is_refused_with_the_call_to_use():
-    table = example_table()
-    with pytest.raises(TypeError, match=r"system='bm25\+rerank', baseline='bm25', worst_of='baseline'"):
-        rp.failures(table, system="bm25", compare="bm25+rerank")
+def test_failures_unknown_keyword_is_refused_by_the_accessor_naming_it():
     run, qrels, _, _ = _example()
-    with pytest.raises(TypeError, match="compare= was replaced by baseline="):
+    with pytest.raises(UnknownOptionError, match="compare"):  # the pre-0.1 keyword is an unknown keyword now
         run.rank.plot.failures(qrels, system="bm25", compare="rrf")
 
 

@@ -44,7 +44,7 @@ def test_significance_overview_ranks_and_counts():
         "query_id": [f"q{i}" for i in range(8)] * 3,
         "AP": [0.9] * 8 + [0.5, 0.4, 0.6, 0.5, 0.4, 0.6, 0.5, 0.5] + [0.1] * 8,
     })  # fmt: skip
-    table = rankviz.multiple.significance_table(per_query, ["AP"], rng=0, n_resamples=200, confidence_level=None)
+    table = rankviz.stats.significance_table(per_query, ["AP"], rng=0, n_resamples=200, confidence_level=None)
     page = rs.significance_overview(table)
     assert page.index("&lt;s1&gt;") < page.index("s2") < page.index("s3")  # best first
     assert "<b>0.9000</b>" in page and "<s1>" not in page

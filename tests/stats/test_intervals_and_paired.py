@@ -466,8 +466,8 @@ def test_a_resample_count_that_cannot_finish_is_refused_saying_why(call):
     calls = {
         "bootstrap": lambda: rankviz.stats.bootstrap(table, "RR@10", n_resamples=10**12, rng=0),
         "compare": lambda: rankviz.stats.compare(two, baseline="a", n_resamples=10**12, rng=0),
-        "randomization": lambda: rankviz.multiple.all_pairs(two, "RR@10", test="randomization", n_resamples=10**12),
-        "tukey": lambda: rankviz.multiple.all_pairs(two, "RR@10", n_resamples=10**12),
+        "randomization": lambda: rankviz.stats.all_pairs(two, "RR@10", test="randomization", n_resamples=10**12),
+        "tukey": lambda: rankviz.stats.all_pairs(two, "RR@10", n_resamples=10**12),
     }
     why = "TiB of resampled values" if call in ("bootstrap", "compare") else "random draws"
     with pytest.raises(rankviz.InputError, match=rf"'n_resamples' parameter of \w+ is too large: .*{why}.*Use at most"):

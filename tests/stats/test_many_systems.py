@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import rankviz
-from rankviz import multiple
+from rankviz import stats
 from rankviz.datasets import load_example
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")  # as in conftest.py
@@ -65,7 +65,7 @@ def _brute_force_tukey(x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("n, s, seed", [(3, 3, 0), (4, 3, 1), (5, 3, 2), (3, 4, 3), (6, 2, 4)])
 def test_tukey_exact_equals_brute_force_enumeration(n, s, seed):
     x = np.round(np.random.default_rng(seed).uniform(size=(n, s)), 2)  # rounding makes ties of the statistic likely
-    p, exact = multiple.tukey_hsd_p(x, 100_000, np.random.default_rng(0))
+    p, exact = stats.tukey_hsd_p(x, 100_000, np.random.default_rng(0))
     assert exact
     np.testing.assert_allclose(p, _brute_force_tukey(x), rtol=0, atol=1e-12)
 
@@ -73,9 +73,9 @@ def test_tukey_exact_equals_brute_force_enumeration(n, s, seed):
 def test_tukey_monte_carlo_agrees_with_exact_within_its_error():
     x = np.random.default_rng(7).uniform(size=(5, 3)) + np.array([0.0, 0.15, 0.4])
     exact = _brute_force_tukey(x)
-    p, is_exact = multiple.tukey_hsd_p(x, 20_000, np.random.default_rng(1))
+    p, is_exact = stats.tukey_hsd_p(x, 20_000, np.random.default_rng(1))
     assert not is_exact or 6**5 <= 20_000
-    p_mc, was_exact = multiple.tukey_hsd_p(x, 5_000, np.random.default_rng(1))
+    p_mc, was_exact = stats.tukey_hsd_p(x, 5_000, np.random.default_rng(1))
     assert not was_exact  # 6**5 = 7776 permutations > 5000 draws
     se = np.sqrt(exact * (1 - exact) / 5_000) + 1 / 5_001
     assert np.all(np.abs(p_mc - exact) <= 4 * se + 1e-12)
@@ -84,15 +84,15 @@ def test_tukey_monte_carlo_agrees_with_exact_within_its_error():
 
 def test_tukey_with_two_systems_is_the_sign_flip_test():
     table = _table(12, ["a", "b"], seed=3)
-    tukey = multiple.all_pairs(table, "AP", test="tukey", rng=0)
-    flips = multiple.all_pairs(table, "AP", test="randomization", correction=None, rng=0)
+    tukey = stats.all_pairs(table, "AP", test="tukey", rng=0)
+    flips = stats.all_pairs(table, "AP", test="randomization", correction=None, rng=0)
     assert tukey.attrs["rankviz"]["exact"] and flips.attrs["rankviz"]["exact"]  # 2**12 = 4096 <= 10000: both exact
     assert tukey["p_value"].item() == pytest.approx(flips["p_value"].item(), abs=1e-12)
 
 
 def test_tukey_p_values_are_monotone_in_the_difference_and_never_below_plus_one_bound():
     table = _table(40, list("abcde"), seed=5, effects=[0, 0.02, 0.05, 0.1, 0.2])
-    pairs = multiple.all_pairs(table, "AP", n_resamples=999, rng=1)
+    pairs = stats.all_pairs(table, "AP", n_resamples=999, rng=1)
     ordered = pairs.assign(gap=pairs["difference"].abs()).sort_values("gap")
     assert (np.diff(ordered["p_value"].to_numpy()) <= 1e-12).all()
     assert pairs["p_value"].min() >= 1 / 1000
@@ -100,9 +100,9 @@ def test_tukey_p_values_are_monotone_in_the_difference_and_never_below_plus_one_
 
 def test_tukey_does_not_depend_on_row_or_system_order():
     table = _table(30, list("abcd"), seed=2)
-    first = multiple.all_pairs(table, ["AP", "nDCG@10"], rng=11)
+    first = stats.all_pairs(table, ["AP", "nDCG@10"], rng=11)
     shuffled = table.sample(frac=1.0, random_state=4).reset_index(drop=True)
-    second = multiple.all_pairs(shuffled, ["nDCG@10", "AP"], rng=11)
+    second = stats.all_pairs(shuffled, ["nDCG@10", "AP"], rng=11)
     key = lambda f: {
         (m, frozenset((a, b))): p for m, a, b, p in zip(f["measure"], f["system"], f["other"], f["p_value"])
     }  # noqa: E731
@@ -125,7 +125,7 @@ def test_tukey_does_not_depend_on_row_or_system_order():
 )
 def test_letters_are_the_corrected_p_values_below_alpha(test, correction):
     table = _table(30, ["bm25", "dense", "rrf", "splade", "tfidf"], seed=1, effects=[0, 0.08, 0.1, 0.04, -0.05])
-    result = rankviz.multiple.significance_table(
+    result = rankviz.stats.significance_table(
         table,
         ["AP", "nDCG@10"],
         test=test,
@@ -135,7 +135,7 @@ def test_letters_are_the_corrected_p_values_below_alpha(test, correction):
         confidence_level=None,
         rng=3,
     )
-    pairs = multiple.all_pairs(table, ["AP", "nDCG@10"], test=test, correction=correction, n_resamples=2000, rng=3)
+    pairs = stats.all_pairs(table, ["AP", "nDCG@10"], test=test, correction=correction, n_resamples=2000, rng=3)
     pd.testing.assert_frame_equal(result.pairs.reset_index(drop=True), pairs.reset_index(drop=True), check_like=True)
     if correction in ("holm", "bh"):
         adjust = rankviz.stats.holm if correction == "holm" else rankviz.stats.benjamini_hochberg
@@ -162,12 +162,8 @@ def test_same_seed_same_table_with_2_and_with_10_systems():
     table = _table(40, names, seed=9, effects=np.linspace(0, 0.12, 10))
     two = table[table["system"].isin(["sys0", "sys9"])]
     for test in ("randomization", "t"):
-        big = multiple.significance_table(
-            table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
-        )
-        small = multiple.significance_table(
-            two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42
-        )
+        big = stats.significance_table(table, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
+        small = stats.significance_table(two, ["AP", "nDCG@10"], test=test, correction=None, n_resamples=2000, rng=42)
         pair = lambda r: r.pairs[(r.pairs["system"] == "sys0") & (r.pairs["other"] == "sys9")].reset_index(drop=True)  # noqa: E731
         pd.testing.assert_frame_equal(pair(big), pair(small))
         for m in ("AP", "nDCG@10"):
@@ -178,8 +174,8 @@ def test_same_seed_same_table_with_2_and_with_10_systems():
                     big.ci_low.loc[s, m] == small.ci_low.loc[s, m] and big.ci_high.loc[s, m] == small.ci_high.loc[s, m]
                 )
     # The same call twice (and with the systems in another order) gives the same table.
-    again = multiple.significance_table(table.iloc[::-1], ["AP"], rng=42, n_resamples=2000)
-    once = multiple.significance_table(table, ["AP"], rng=42, n_resamples=2000)
+    again = stats.significance_table(table.iloc[::-1], ["AP"], rng=42, n_resamples=2000)
+    once = stats.significance_table(table, ["AP"], rng=42, n_resamples=2000)
     key = lambda r: sorted(
         (tuple(sorted((a, b))), p) for a, b, p in zip(r.pairs["system"], r.pairs["other"], r.pairs["p_value"])
     )  # noqa: E731
@@ -188,10 +184,10 @@ def test_same_seed_same_table_with_2_and_with_10_systems():
 
 def test_a_generator_seed_is_reproducible_and_none_is_accepted():
     table = _table(20, list("abc"), seed=4)
-    one = multiple.all_pairs(table, "AP", rng=np.random.default_rng(5), n_resamples=500)
-    two = multiple.all_pairs(table, "AP", rng=np.random.default_rng(5), n_resamples=500)
+    one = stats.all_pairs(table, "AP", rng=np.random.default_rng(5), n_resamples=500)
+    two = stats.all_pairs(table, "AP", rng=np.random.default_rng(5), n_resamples=500)
     pd.testing.assert_frame_equal(one, two)
-    assert len(multiple.all_pairs(table, "AP", rng=None, n_resamples=500)) == 3
+    assert len(stats.all_pairs(table, "AP", rng=None, n_resamples=500)) == 3
 
 
 def test_table_from_runs_equals_the_table_of_the_per_query_table():
@@ -200,7 +196,7 @@ def test_table_from_runs_equals_the_table_of_the_per_query_table():
     via_run = rankviz.table(small, ["RR@10", "nDCG@10"], qrels, rng=0, n_resamples=1000, missing="drop")
     via_accessor = small.rank.table(["RR@10", "nDCG@10"], qrels=qrels, rng=0, n_resamples=1000, missing="drop")
     per_query = rankviz.evaluate(small, ["RR@10", "nDCG@10"], qrels, per_query=True, missing="drop")
-    direct = multiple.significance_table(per_query, ["RR@10", "nDCG@10"], rng=0, n_resamples=1000)
+    direct = stats.significance_table(per_query, ["RR@10", "nDCG@10"], rng=0, n_resamples=1000)
     for other in (via_accessor, direct):
         pd.testing.assert_frame_equal(via_run.to_frame(), other.to_frame())
     assert via_run.systems == ("bm25", "bm25+rerank", "rrf", "tfidf")
@@ -216,21 +212,21 @@ def test_table_from_runs_equals_the_table_of_the_per_query_table():
 def test_bad_input_names_the_problem_and_the_fix():
     table = _table(10, list("abc"), seed=0)
     with pytest.raises(rankviz.InputError, match="already controls the family-wise error.*correction='auto'"):
-        multiple.significance_table(table, "AP", test="tukey", correction="holm")
+        stats.significance_table(table, "AP", test="tukey", correction="holm")
     with pytest.raises(rankviz.InputError, match="Did you mean 'tukey'"):
-        multiple.all_pairs(table, "AP", test="tukee")
+        stats.all_pairs(table, "AP", test="tukee")
     lacking = table.drop(index=table[(table["system"] == "b") & (table["query_id"] == "q003")].index)
     with pytest.raises(rankviz.InputError, match=r"system 'b' lacks 1 of the 10 queries.*'q003'.*missing='zero'"):
-        multiple.all_pairs(lacking, "AP")
+        stats.all_pairs(lacking, "AP")
     with pytest.raises(rankviz.InputError, match="holds one system"):
-        multiple.all_pairs(table[table["system"] == "a"], "AP")
+        stats.all_pairs(table[table["system"] == "a"], "AP")
     with pytest.raises(rankviz.ColumnError, match="'system' column"):
-        multiple.all_pairs(table[table["system"] == "a"].drop(columns="system"), "AP")
+        stats.all_pairs(table[table["system"] == "a"].drop(columns="system"), "AP")
     with pytest.raises(rankviz.ColumnError, match="no column for measure 'P@5'"):
-        multiple.all_pairs(table, "P@5")
+        stats.all_pairs(table, "P@5")
     with pytest.raises(rankviz.InputError, match="'alpha' parameter"):
-        multiple.all_pairs(table, "AP", alpha=5)
-    result = multiple.significance_table(table, "AP", confidence_level=None, rng=0, n_resamples=200)
+        stats.all_pairs(table, "AP", alpha=5)
+    result = stats.significance_table(table, "AP", confidence_level=None, rng=0, n_resamples=200)
     with pytest.raises(rankviz.InputError, match="confidence_level=None"):
         result.to_latex(ci=True)
     with pytest.raises(KeyError, match="Unknown system 'zz'"):
@@ -246,7 +242,7 @@ def test_zero_variance_pairs_are_not_significant_and_say_why():
         }
     )
     with pytest.warns(rankviz.DegenerateDataWarning, match="zero variance"):
-        result = multiple.significance_table(table, "AP", test="t", confidence_level=None)
+        result = stats.significance_table(table, "AP", test="t", confidence_level=None)
     assert result.better_than("b", "AP") == ()
     assert any("every difference is zero" in n for n in result.notes)
 
@@ -289,7 +285,7 @@ Mean over 6 queries; superscripts name the systems each one is significantly bet
 
 @pytest.fixture(scope="module")
 def snapshot_result():
-    return multiple.significance_table(
+    return stats.significance_table(
         SNAPSHOT_TABLE, ["AP", "RR@10"], test="randomization", alpha=0.1, n_resamples=1000, rng=0
     )
 
@@ -313,7 +309,7 @@ def test_markdown_keeps_each_hostile_name_in_its_own_cell_and_row():
     names = ["dense\nv2", "a|b", "$x$ cost", "\n\nblank\r\nlines\u2028end"]
     table = SNAPSHOT_TABLE.replace({"system": dict(zip(["bm25_v2", "A&B <script>", "100% dense"], names))})
     table = pd.concat([table, SNAPSHOT_TABLE[SNAPSHOT_TABLE["system"] == "bm25_v2"].assign(system=names[3])])
-    text = multiple.significance_table(table, ["AP"], test="t", confidence_level=None).to_markdown()
+    text = stats.significance_table(table, ["AP"], test="t", confidence_level=None).to_markdown()
     rows = text.split("\n\n")[0].split("\n")
     assert len(rows) == 2 + len(names)  # header, rule, one line per system: no name broke its row
     assert all(row.count("|") - row.count("\\|") == 4 for row in rows[2:]), rows  # 3 cells each, no extra |
@@ -325,11 +321,11 @@ def test_letters_follow_sorted_names_or_the_categories_never_the_row_order():
     table = _table(30, ["zeta", "alpha", "mid"], seed=3, effects=[0.4, 0.0, 0.2])
     shuffled = table.sample(frac=1.0, random_state=1).reset_index(drop=True)
     for frame in (table, shuffled, table.iloc[::-1]):
-        result = multiple.significance_table(frame, ["AP"], confidence_level=None, rng=0)
+        result = stats.significance_table(frame, ["AP"], confidence_level=None, rng=0)
         assert result.systems == ("alpha", "mid", "zeta") and result.labels == ("a", "b", "c")
         assert result.letters("zeta", "AP") == "ab"
     chosen = table.assign(system=pd.Categorical(table["system"], categories=["zeta", "mid", "alpha"]))
-    result = multiple.significance_table(chosen.sample(frac=1.0, random_state=2), ["AP"], confidence_level=None, rng=0)
+    result = stats.significance_table(chosen.sample(frac=1.0, random_state=2), ["AP"], confidence_level=None, rng=0)
     assert result.systems == ("zeta", "mid", "alpha") and result.letters("zeta", "AP") == "bc"
 
 
@@ -404,7 +400,7 @@ def test_to_frame_is_tidy(snapshot_result):
 
 def test_system_order_sets_the_rows_and_letters_and_must_name_every_system():
     table = _table(30, ["zeta", "alpha", "mid"], seed=3, effects=[0.4, 0.0, 0.2])
-    result = multiple.significance_table(
+    result = stats.significance_table(
         table, ["AP"], confidence_level=None, rng=0, system_order=["mid", "zeta", "alpha"]
     )
     assert result.systems == ("mid", "zeta", "alpha") and result.letters("zeta", "AP") == "ac"
@@ -412,7 +408,7 @@ def test_system_order_sets_the_rows_and_letters_and_must_name_every_system():
         rankviz.InputError,
         match=r"'system_order' parameter of significance_table must name every system.*lacks \['mid'\]",
     ):
-        multiple.significance_table(table, ["AP"], confidence_level=None, system_order=["zeta", "alpha"])
+        stats.significance_table(table, ["AP"], confidence_level=None, system_order=["zeta", "alpha"])
     run, qrels, _ = load_example()
     order = ["tfidf", "bm25+rerank", "rrf", "bm25"]
     via_api = run.rank.table(["RR@10"], qrels=qrels, rng=0, n_resamples=200, confidence_level=None, system_order=order)
