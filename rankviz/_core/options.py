@@ -17,6 +17,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypedDict, TypeVar, cast, overload
 
@@ -171,8 +172,13 @@ _COLUMN_ROLES = tuple(f.name for f in dataclasses.fields(Columns))
 
 
 def _option_parameters() -> list[inspect.Parameter]:
+    """The options as keyword-only parameters: the default each field declares, the type static tools see."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    return [inspect.Parameter(f.name, keyword, default=_keyword_default(f)) for f in dataclasses.fields(EvalOptions)]
+    types = typing.get_type_hints(EvalKeywords)
+    return [
+        inspect.Parameter(f.name, keyword, default=_keyword_default(f), annotation=types[f.name])
+        for f in dataclasses.fields(EvalOptions)
+    ]
 
 
 def _options_doc(exclude=()) -> str:

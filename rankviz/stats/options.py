@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import typing
 from typing import Any, TypedDict
 
 import numpy as np
@@ -205,7 +206,9 @@ class StatsGroup:
 
     def parameters(self) -> list[inspect.Parameter]:
         defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": self.method, "rng": None, "batch": None}
-        return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=defaults[n]) for n in self.names()]
+        types = typing.get_type_hints(StatsKeywords)  # the types static tools see
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        return [inspect.Parameter(n, keyword, default=defaults[n], annotation=types[n]) for n in self.names()]
 
     def resolve(self, caller: str, values: dict[str, Any]) -> StatsOptions:
         return StatsOptions.resolve(caller, methods=self.methods, optional_level=self.optional_level, **values)
