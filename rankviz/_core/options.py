@@ -292,9 +292,6 @@ class EvalGroup:
     def without(self, *names: str) -> EvalGroup:
         return EvalGroup(self.exclude + names)
 
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for n in option_names() if n not in self.exclude)
-
     def parameters(self) -> list[inspect.Parameter]:
         return [p for p in _option_parameters() if p.name not in self.exclude]
 
