@@ -5,7 +5,8 @@
 # make lab LAB_ARGS="--no-browser --port 8899" passes flags to jupyter lab (--allow-root is added as root)
 # make docs: the documentation site in site/ (installs the [docs] extra), make dist: the wheel and sdist in dist/
 # and, for CI, make test-pandas22: the core, statistics and I/O tests on pandas 2.2 in .venv-pandas22
-# make lint: ruff (lint and format check) and mypy, as configured in pyproject.toml (installs the [lint] extra)
+# make lint: ruff (lint and format check), mypy, as configured in pyproject.toml, and numpydoc's docstring checks
+#   (scripts/check_docstrings.py; installs the [lint] extra)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -81,6 +82,7 @@ lint: $(VENV)/.installed-lint
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
+	$(BIN)/python scripts/check_docstrings.py
 
 # -n auto: one pytest-xdist worker per core; --dist loadfile keeps a file's tests (and its module fixtures) on one worker
 test: system-packages $(VENV)/.installed-test

@@ -71,7 +71,7 @@ _SYSTEMS = ("bm25", "bm25+rerank", "rrf", "tfidf")
 class Example(NamedTuple):
     """The example experiment returned by :func:`load_example`.
 
-    Attributes
+    Parameters
     ----------
     run : pandas.DataFrame
         Columns ``system``, ``query_id``, ``doc_id``, ``rank``, ``score``.
@@ -79,6 +79,13 @@ class Example(NamedTuple):
         Columns ``query_id``, ``doc_id``, ``relevance`` (0, 1 or 2).
     queries : pandas.DataFrame
         Columns ``query_id``, ``text``.
+
+    Examples
+    --------
+    >>> from rankviz.datasets import load_example
+    >>> example = load_example()
+    >>> example.qrels.columns.tolist()
+    ['query_id', 'doc_id', 'relevance']
     """
 
     run: pd.DataFrame

@@ -30,7 +30,7 @@ _BATCH = 1 << 16
 class IrDataset:
     """What :func:`from_ir_datasets` read from one dataset (None for what the dataset lacks).
 
-    Attributes
+    Parameters
     ----------
     name : str
         The dataset's id (``dataset.dataset_id()``), or ``"ir_datasets"`` when it has none.
@@ -46,6 +46,17 @@ class IrDataset:
         The dataset's scored docs (``scoreddocs_iter()``, e.g. BM25's top 1000) with the
         columns of :func:`rankviz.read_run`; ``rank`` is the position in trec_eval's order
         (score descending, ties by doc id descending), ``system`` the dataset's name.
+
+    Examples
+    --------
+    :func:`from_ir_datasets` builds one (``from_ir_datasets("beir/scifact/test")``); so can
+    other code, from frames it already holds:
+
+    >>> from rankviz.datasets import IrDataset, load_example
+    >>> run, qrels, queries = load_example()
+    >>> data = IrDataset(name="example", qrels=qrels, queries=queries, documents=None, run=run)
+    >>> data.name, data.documents is None, len(data.queries)
+    ('example', True, 600)
     """
 
     name: str

@@ -8,7 +8,7 @@ scores can move each measure.
 
 from .api import bootstrap, compare, evaluate, first_relevant_rank, summary, table
 from .api import (
-    bootstrap_with as bootstrap_with,  # for the interval plots (both kinds of options already resolved)
+    per_query_of as per_query_of,  # the per-query table of the statistics (both kinds of options already resolved)
 )
 from .changes import changes
 from .ranked_lists import ranked_list

@@ -38,7 +38,6 @@ from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
 from ..stats.options import STATS, EvalStatsKeywords, StatsGroup, StatsOptions
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
-from ..stats.segments import Slices
 from . import slices, suites
 from .pipeline import (
     aggregate_per_system,
@@ -165,9 +164,10 @@ def evaluate(
         pairs = labelled(measures, options.rel)
         return suites.evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options)
     if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
-        return slices.evaluate_sliced(
-            run, _measures(measures, options), qrels, by=by, queries=queries, per_query=per_query, options=options
-        )
+        measures = _measures(measures, options)
+        table, by = slices.segmented_table(run, measures, qrels, by=by, queries=queries, options=options,
+                                           caller="evaluate")  # fmt: skip
+        return table if per_query else slices.aggregate_per_segment(table, [m.name for m in measures], by)
     return evaluate_run(run, measures, qrels, options, per_query=per_query)
 
 
@@ -243,13 +243,15 @@ def bootstrap(
     by=None,
     queries=None,
     **_: Unpack[EvalStatsKeywords],
-) -> stats.BootstrapResults | Slices:
+) -> stats.BootstrapResults:
     """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
 
     The statistics are those of :func:`rankviz.stats.bootstrap`; the result is
     always a :class:`~rankviz.stats.BootstrapResults` (index it by system and
     measure, ``.to_frame()`` for a tidy table). With ``by`` (and ``queries``, as in
-    :func:`evaluate`): a :class:`~rankviz.stats.segments.Slices`, the intervals per segment.
+    :func:`evaluate`) the intervals are per segment: the same type with a segment level (index it by
+    system, segment and measure; ``.to_frame()`` has the segment columns), each segment's interval
+    that of the unsliced bootstrap on its queries.
 
     Examples
     --------
@@ -260,27 +262,26 @@ def bootstrap(
     >>> round(res["run", "RR@10"].estimate, 4)
     0.5557
     """
-    if by is not None:
-        parsed = _measures(measures, options)
-        return slices.bootstrap_sliced(
-            run, parsed, qrels, by=by, queries=queries, options=options, stats_options=stats_options
-        )
-    return bootstrap_with(run, measures, qrels, options=options, stats_options=stats_options)
-
-
-def bootstrap_with(
-    run, measures, qrels, *, options: EvalOptions, stats_options: StatsOptions
-) -> stats.BootstrapResults:
-    """:func:`bootstrap` with both kinds of options already validated (what the interval plots call)."""
-    table = per_query_table(run, measures, qrels, options)
-    names = [label for label, _ in labelled(measures, options.rel)]
+    table, names = per_query_of(run, measures, qrels, by=by, queries=queries, options=options, caller="bootstrap")
     return bootstrap_of(table, names, stats_options)
 
 
-def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str = "compare") -> pd.DataFrame:
-    """One per-query table of several systems: a run with a system column, or ``{name: run}``."""
-    if not isinstance(runs, dict):
-        return per_query_table(runs, measures, qrels, options)
+def per_query_of(
+    runs, measures, qrels, *, by=None, queries=None, options: EvalOptions, caller: str, each_run: bool = False
+) -> tuple[pd.DataFrame, list[str]]:
+    """The per-query table every statistic of runs starts from, and its measure columns.
+
+    With ``by``, the table carries the segment columns (named in ``attrs["rankviz"]["by"]``), which the
+    statistics group by, and the measures are named canonically; without it, as passed. With ``each_run``
+    (``compare``, ``table``) a dict of runs is evaluated run by run ({name: any run shape}), else as one run.
+    """
+    if by is not None:
+        parsed = _measures(measures, options)
+        table, _ = slices.segmented_table(runs, parsed, qrels, by=by, queries=queries, options=options, caller=caller)
+        return table, [m.name for m in parsed]
+    names = [label for label, _ in labelled(measures, options.rel)]
+    if not isinstance(runs, dict) or not each_run:
+        return per_query_table(runs, measures, qrels, options), names
     if not runs:
         raise InputError(f"{caller}: the dict of runs is empty.")
     tables = []
@@ -291,7 +292,7 @@ def _per_query_of_runs(runs, measures, qrels, options: EvalOptions, caller: str 
             part = part.drop(columns="system")
         part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))  # type: ignore[arg-type]  # pandas-stubs omit extension arrays
         tables.append(part)
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat(tables, ignore_index=True), names
 
 
 @with_options(EVAL, StatsGroup(methods=DIFFERENCE_INTERVALS, method="t"))
@@ -308,7 +309,7 @@ def compare(
     by=None,
     queries=None,
     **_: Unpack[EvalStatsKeywords],
-) -> stats.Comparison | Slices:
+) -> stats.Comparison:
     """Evaluate several systems per query and compare each with a baseline (paired by query id).
 
     Parameters
@@ -322,9 +323,9 @@ def compare(
     test, correction
         See :func:`rankviz.stats.compare`.
     by, queries
-        Slices, as in :func:`evaluate`: then a :class:`~rankviz.stats.segments.Slices`, the comparison
-        per segment, corrected over every system x segment x measure, with a test of whether the
-        difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
+        Slices, as in :func:`evaluate`: then the comparison is per segment (the segment columns in
+        ``.table``), corrected over every system x segment x measure, with in ``.heterogeneity`` a test
+        of whether the difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
 
     Returns
     -------
@@ -338,11 +339,8 @@ def compare(
     """
     if suites.is_suite(runs, qrels):
         return suites.compare_suite(runs, baseline, measures, qrels, test, correction, by, options, stats_options)
-    if by is not None:
-        return slices.compare_sliced(runs, baseline, _measures(measures, options), qrels, by=by, queries=queries,
-                                     test=test, correction=correction, options=options, stats_options=stats_options)  # fmt: skip
-    table = _per_query_of_runs(runs, measures, qrels, options)
-    names = [label for label, _ in labelled(measures, options.rel)]
+    table, names = per_query_of(runs, measures, qrels, by=by, queries=queries, options=options, caller="compare",
+                                each_run=True)  # fmt: skip
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
@@ -383,10 +381,10 @@ def table(
     if suites.is_suite(runs, qrels):
         return suites.table_suite(runs, measures, qrels, test=test, correction=correction, alpha=alpha,
                                   system_order=system_order, options=options, stats_options=stats_options)  # fmt: skip
-    per_query = _per_query_of_runs(runs, measures, qrels, options, "table")
+    per_query, names = per_query_of(runs, measures, qrels, options=options, caller="table", each_run=True)
     return multiple.significance_table_of(
         per_query,
-        [label for label, _ in labelled(measures, options.rel)],
+        names,
         test=test,
         correction=correction,
         alpha=alpha,

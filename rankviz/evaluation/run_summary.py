@@ -26,14 +26,28 @@ from .tie_effects import tie_spread
 __all__ = ["summary"]
 
 
-def _summary_intervals(j, keep, rr: Measure, values, cfg: StatsOptions) -> dict:
-    """{system: BootstrapResult of RR@k} (with its zero-share and non-zero intervals), or {} without a level."""
+def _summary_intervals(j, keep, rr: Measure, values, cfg: StatsOptions, segments=None) -> dict:
+    """{system: BootstrapResult of RR@k} (with its zero-share and non-zero intervals), or {} without a level.
+
+    With ``segments`` (the cells' segment columns): the per-query table with them, then one bootstrap,
+    which groups by them: {segment key: {system: result}}.
+    """
     if cfg.confidence_level is None:
         return {}
     table = index_frame(j)
     table[rr.name] = values
-    results = bootstrap_of(table[keep].reset_index(drop=True), [rr.name], cfg, "summary")
-    return {r.system: r for r in results}
+    if segments is not None:
+        table = pd.concat([table, segments], axis=1)
+    table = table[keep].reset_index(drop=True)
+    if segments is not None:
+        table.attrs["rankviz"] = {"by": list(segments.columns)}  # the segment columns bootstrap_of groups by
+    results = bootstrap_of(table, [rr.name], cfg, "summary")
+    if segments is None:
+        return {r.system: r for r in results}
+    found: dict[tuple, dict] = {}
+    for r in results:
+        found.setdefault(tuple(v for _, v in r.segment), {})[r.system] = r
+    return found
 
 
 def _interval_columns(name: str, estimate: float, interval) -> dict:
@@ -140,18 +154,21 @@ def summary(
     qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures + extra, qrels, options, "summary", closed_world_warning=False)
     first = kernels.first_relevant_rank(j, measures[0].rel)
+    rr = measures[0]
     if by is None:
-        table = _summary_table(j, keep, values, first, measures, stats_options)
+        intervals = _summary_intervals(j, keep, rr, values[rr.name], stats_options)
+        table = _summary_table(j, keep, values, first, measures, intervals)
     else:
         segments = slices.cell_segments(
             by, j, keep, values, run=run, queries=queries, measures=measures, options=options
         )
+        per_segment = _summary_intervals(j, keep, rr, values[rr.name], stats_options, segments)
         parts = []
         for key, cells in segments.groupby(list(segments.columns), sort=True, observed=True).indices.items():
             mask = np.zeros(j.n_cells, dtype=bool)
             mask[cells] = True
-            part = _summary_table(j, keep & mask, values, first, measures, stats_options, within=mask)
             key = key if isinstance(key, tuple) else (key,)
+            part = _summary_table(j, keep & mask, values, first, measures, per_segment.get(key, {}), within=mask)
             parts.append(part.assign(**dict(zip(segments.columns, key))).set_index(list(segments.columns), append=True))
         table = pd.concat(parts).sort_index(level=0, sort_remaining=False, key=_system_order(j))
     table.attrs["rankviz"] = metadata(j, measures, options)
@@ -169,9 +186,11 @@ def _system_order(j):
     return lambda level: level.map(position) if level.name == "system" else level
 
 
-def _summary_table(j, keep, values, first, measures, cfg: StatsOptions, within=None) -> pd.DataFrame:
-    """One summary row per system over the ``keep`` cells (``within``: the cells of one segment)."""
-    intervals = _summary_intervals(j, keep, measures[0], values[measures[0].name], cfg)
+def _summary_table(j, keep, values, first, measures, intervals: dict, within=None) -> pd.DataFrame:
+    """One summary row per system over the ``keep`` cells (``within``: the cells of one segment).
+
+    ``intervals``: {system: BootstrapResult of RR@k}, empty without a confidence level.
+    """
     rows, names = [], []
     for s, (name, cells) in enumerate(system_cells(j, keep)):
         own = slice(s * j.n_queries, (s + 1) * j.n_queries)

@@ -40,8 +40,11 @@ attribute. The rule is :mod:`rankviz.stats.attribute_bins`', shared with :func:`
 
 The per-segment numbers are a pandas groupby of the per-query table: ``evaluate(..., by=b,
 per_query=True)`` returns that table with the segment columns, and ``evaluate(..., by=b)`` equals
-``table.groupby(["system", b])[measure].agg(["size", "mean"])`` exactly. The statistics of one
-segment are those of the unsliced function on that segment's queries (see
+``table.groupby(["system", b])[measure].agg(["size", "mean"])`` exactly. The table names its
+segment columns in ``attrs["rankviz"]["by"]``; every statistic (``rankviz.stats.bootstrap``,
+``rankviz.stats.compare``) groups by them and returns its usual type with a segment level, so
+``bootstrap(..., by=)`` and ``compare(..., by=)`` are this table, then the statistics. The
+statistics of one segment are those of the unsliced function on that segment's queries (see
 :mod:`rankviz.stats.segments`).
 """
 
@@ -53,15 +56,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._core.checks import check_choice
 from .._core.columns import columns_text, find_column
 from .._core.options import EvalOptions
 from .._errors import ColumnError, InputError
 from ..io.per_query import query_texts
-from ..measures import Measure, parse_measures
+from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats.attribute_bins import MISSING, attribute_segments, check_scalars
-from ..stats.segments import Slices, bootstrap_by_of, compare_by_of
 from .pipeline import evaluated_cells, index_frame, metadata, read_run_input, with_rel
 
 __all__ = [
@@ -72,10 +73,7 @@ __all__ = [
     "extra_measures",
     "cell_segments",
     "segmented_table",
-    "evaluate_by",
-    "evaluate_sliced",
-    "bootstrap_sliced",
-    "compare_sliced",
+    "aggregate_per_segment",
 ]
 
 #: the built-in attributes, by name
@@ -268,7 +266,7 @@ def cell_segments(by, j, keep, values: dict, *, run, queries, measures, options:
 
 
 def segmented_table(run, measures, qrels, *, by, queries, options: EvalOptions, caller: str) -> tuple:
-    """(per-query table with the segment columns, segment names): what every sliced entry point starts from."""
+    """(per-query table with the segment columns, segment names): what every ``by=`` call starts from."""
     if queries is not None and not isinstance(queries, (pd.DataFrame, pd.Series, Mapping)):
         raise InputError(
             f"{caller}: queries must be a DataFrame (query_id and attribute or text columns), a Series or a dict. "
@@ -291,7 +289,7 @@ def segmented_table(run, measures, qrels, *, by, queries, options: EvalOptions, 
     return table, list(segments.columns)
 
 
-def evaluate_by(table: pd.DataFrame, names: list[str], by: list[str]) -> pd.DataFrame:
+def aggregate_per_segment(table: pd.DataFrame, names: list[str], by: list[str]) -> pd.DataFrame:
     """The tidy per-(system, segment, measure) table: ``n``, ``mean``, ``zero_share`` (a groupby of ``table``)."""
     frame = table if "system" in table.columns else table.assign(system="run")
     keys = ["system", *by]
@@ -315,25 +313,3 @@ def _measure_order(names):
         return column.map({n: i for i, n in enumerate(names)}) if column.name == "measure" else column
 
     return key
-
-
-def evaluate_sliced(run, measures, qrels, *, by, queries, per_query: bool, options: EvalOptions) -> pd.DataFrame:
-    """``evaluate(..., by=)``: the segmented per-query table, or its per-segment groupby (:func:`evaluate_by`)."""
-    table, names = segmented_table(run, measures, qrels, by=by, queries=queries, options=options, caller="evaluate")
-    return table if per_query else evaluate_by(table, [m.name for m in measures], names)
-
-
-def bootstrap_sliced(run, measures, qrels, *, by, queries, options: EvalOptions, stats_options) -> Slices:
-    """``bootstrap(..., by=)``: per-segment intervals (:func:`rankviz.stats.segments.bootstrap_by_of`)."""
-    measures = with_rel(parse_measures(measures), options.rel)
-    table, names = segmented_table(run, measures, qrels, by=by, queries=queries, options=options, caller="bootstrap")
-    return bootstrap_by_of(table, [m.name for m in measures], names, stats_options)
-
-
-def compare_sliced(runs, baseline, measures, qrels, *, by, queries, test, correction, options, stats_options) -> Slices:
-    """``compare(..., by=)``: per-segment paired comparisons (:func:`rankviz.stats.segments.compare_by_of`)."""
-    test = check_choice(test, "test", "compare", ("randomization", "t", "wilcoxon"))
-    correction = check_choice(correction, "correction", "compare", ("holm", "bh", None))
-    table, names = segmented_table(runs, measures, qrels, by=by, queries=queries, options=options, caller="compare")
-    return compare_by_of(table, baseline=baseline, names=[m.name for m in measures], by=names, test=test,
-                         correction=correction, cfg=stats_options)  # fmt: skip

@@ -84,7 +84,22 @@ class Stages:
         return self.queries.loc[self.queries["lost_at"].isna(), "query_id"].tolist()
 
     def counts(self) -> pd.DataFrame:
-        """Relevant documents lost at each stage (and kept), by reason: they add up to every relevant document."""
+        """Relevant documents lost at each stage (and kept), by reason: they add up to every relevant document.
+
+        Returns
+        -------
+        DataFrame
+            Index ``lost_at`` (each stage, then ``kept``); a column per reason and ``total``.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> pipeline = {"retrieved": {"q1": ["a", "b", "c"], "q2": ["e", "f", "g"]},
+        ...             "reranked": {"q1": ["b", "c", "a"], "q2": ["g", "e", "f"]}, "context": {"q1": ["b", "c"], "q2": ["g", "e"]}}
+        >>> result = rankviz.stages(pipeline, {"q1": ["a"], "q2": ["g"]}, n_resamples=100, rng=0)
+        >>> result.counts()["total"].tolist()
+        [0, 1, 0, 1]
+        """
         table = pd.crosstab(self.documents["lost_at"], self.documents["reason"], dropna=False)
         table = table.reindex(index=[*self.names, KEPT], fill_value=0)
         table = table.loc[:, table.sum(axis=0) > 0]
@@ -99,6 +114,19 @@ class Stages:
         DataFrame
             One row per stage x measure: ``stage``, ``measure``, ``estimate``, ``ci_low``, ``ci_high``,
             ``n_queries`` (an unordered stage has no MRR row).
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> pipeline = {"retrieved": {"q1": ["a", "b", "c"], "q2": ["e", "f", "g"]},
+        ...             "reranked": {"q1": ["b", "c", "a"], "q2": ["g", "e", "f"]}, "context": {"q1": ["b", "c"], "q2": ["g", "e"]}}
+        >>> result = rankviz.stages(pipeline, {"q1": ["a"], "q2": ["g"]}, n_resamples=100, rng=0)
+        >>> funnel = result.funnel()
+        >>> funnel.loc[funnel["measure"] == "recall", ["stage", "estimate"]]
+               stage  estimate
+        0  retrieved       1.0
+        1   reranked       1.0
+        2    context       0.5
         """
         if "funnel" in self._cache:
             return self._cache["funnel"].copy()
@@ -133,6 +161,18 @@ class Stages:
             ``queries_gaining`` (queries whose measure went down or up), ``before_mean``, ``after_mean``,
             ``difference`` (after - before), ``ci_low``, ``ci_high``, ``p_value`` (the paired test,
             randomization), ``significant`` (at the call's confidence level) and ``reading``.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> pipeline = {"retrieved": {"q1": ["a", "b", "c"], "q2": ["e", "f", "g"]},
+        ...             "reranked": {"q1": ["b", "c", "a"], "q2": ["g", "e", "f"]}, "context": {"q1": ["b", "c"], "q2": ["g", "e"]}}
+        >>> result = rankviz.stages(pipeline, {"q1": ["a"], "q2": ["g"]}, n_resamples=100, rng=0)
+        >>> result.transitions()[["before", "after", "measure", "docs_lost"]].head(3)
+              before     after measure  docs_lost
+        0  retrieved  reranked  recall          0
+        1  retrieved  reranked     MRR          0
+        2   reranked   context  recall          1
         """
         if "transitions" in self._cache:
             return self._cache["transitions"].copy()
@@ -186,6 +226,19 @@ class Stages:
             One row per stage (and ``"kept"``), sorted by queries lost (descending; ``"kept"`` last):
             ``stage``, ``queries_lost``, ``share`` (of the attributed queries), ``ci_low``, ``ci_high`` (its
             bootstrap interval). The first row is the stage to work on.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> pipeline = {"retrieved": {"q1": ["a", "b", "c"], "q2": ["e", "f", "g"]},
+        ...             "reranked": {"q1": ["b", "c", "a"], "q2": ["g", "e", "f"]}, "context": {"q1": ["b", "c"], "q2": ["g", "e"]}}
+        >>> result = rankviz.stages(pipeline, {"q1": ["a"], "q2": ["g"]}, n_resamples=100, rng=0)
+        >>> result.summary()[["stage", "queries_lost", "share"]]
+               stage  queries_lost  share
+        0   reranked             1    0.5
+        1  retrieved             0    0.0
+        2    context             0    0.0
+        3       kept             1    0.5
         """
         attributed = self.queries.dropna(subset=["lost_at"])
         outcomes = [*self.names, KEPT]
@@ -213,6 +266,20 @@ class Stages:
 
         "Clearly" means its interval lies above the next stage's; otherwise the sentence says the two are
         not told apart.
+
+        Returns
+        -------
+        str
+            The sentence.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> pipeline = {"retrieved": {"q1": ["a", "b", "c"], "q2": ["e", "f", "g"]},
+        ...             "reranked": {"q1": ["b", "c", "a"], "q2": ["g", "e", "f"]}, "context": {"q1": ["b", "c"], "q2": ["g", "e"]}}
+        >>> result = rankviz.stages(pipeline, {"q1": ["a"], "q2": ["g"]}, n_resamples=100, rng=0)
+        >>> result.reading()
+        'reranked loses the most queries: 1 of 2 (50%, interval 0%-100%); not told apart from retrieved (0).'
         """
         table = self.summary()
         lost = table[table["stage"] != KEPT]

@@ -30,7 +30,27 @@ __all__ = ["TieReport", "tie_report", "tie_spread"]
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class TieReport:
-    """Per-system tie statistics (``summary``) and the queries ties can move most (``worst_queries``)."""
+    """Per-system tie statistics (``summary``) and the queries ties can move most (``worst_queries``).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        One row per system: query, tie and tie-group counts, and per measure its value under
+        trec_eval's order, the pessimistic, expected and optimistic orders of tied scores, and
+        ``<measure>_spread`` (optimistic minus pessimistic).
+    worst_queries : DataFrame
+        The queries whose measures ties can move most: ``query_id`` (and ``system``), each
+        measure's spread and ``n_tied_rows``.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
+    >>> report = rankviz.tie_report(run, {"q": {"b": 1}}, k=1)
+    >>> report.worst_queries[["query_id", "RR@1_spread", "n_tied_rows"]]
+      query_id  RR@1_spread  n_tied_rows
+    0        q          1.0            2
+    """
 
     summary: pd.DataFrame
     worst_queries: pd.DataFrame

@@ -40,7 +40,7 @@ _ROWS_PER_CALL = 2_000_000
 class TuneResult:
     """Weights searched on a grid, with the cross-validated and in-sample estimates.
 
-    Attributes
+    Parameters
     ----------
     weights : dict
         The best weights on all queries (what to use on new queries).
@@ -58,8 +58,23 @@ class TuneResult:
     grid : DataFrame
         One row per weighting: a column per system and ``mean`` (over all queries).
     measure, method, norm : str
+        The measure tuned for, the fusion method and the score normalisation (as given to :func:`tune`).
     folds : int
+        The number of cross-validation folds.
     rng : int or None
+        The seed that assigned queries to folds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz import fusion
+    >>> queries = [f"q{i}" for i in range(6)]
+    >>> run = pd.DataFrame({"system": ["a", "a", "b", "b"] * 6, "query_id": [q for q in queries for _ in range(4)],
+    ...                     "doc_id": ["x", "y", "y", "x"] * 6, "score": [2.0, 1.0] * 12})
+    >>> qrels = pd.DataFrame({"query_id": queries, "doc_id": "x", "relevance": 1})
+    >>> result = fusion.tune(run, qrels, measure="RR@10", grid=0.5, folds=3, rng=0)
+    >>> result.weights, result.in_sample, result.folds
+    ({'a': 1.0, 'b': 0.0}, 1.0, 3)
     """
 
     weights: dict
@@ -94,6 +109,22 @@ class TuneResult:
 def weight_grid(n_systems: int, step: float, caller: str = "tune") -> np.ndarray:
     """Every weighting of ``n_systems`` on the simplex with the given step (rows sum to 1).
 
+    Parameters
+    ----------
+    n_systems : int
+        The number of systems weighted.
+    step : float
+        The grid step, dividing 1 into equal parts (0.1, 0.25, ...).
+    caller : str, default 'tune'
+        The function named in error messages.
+
+    Returns
+    -------
+    ndarray
+        One row per weighting, one column per system; rows in lexicographic order of the weights.
+
+    Examples
+    --------
     >>> weight_grid(2, 0.25).tolist()
     [[0.0, 1.0], [0.25, 0.75], [0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
     """

@@ -28,7 +28,7 @@ __all__ = ["GateDecision", "gate", "count_checks"]
 class GateDecision:
     """What a gate decided and why.
 
-    Attributes
+    Parameters
     ----------
     exit_code : int
         0: no measure regressed; 1: at least one did; 2: refused (bad input, an unknown
@@ -46,7 +46,18 @@ class GateDecision:
     check : int or None
         The check's number against this baseline and name (sequential gates).
     alpha, margin : float
+        The check's significance level, and the drop that counts as a regression.
     sequential : bool
+        Whether the level was spent over the sequence of checks (alpha-spending).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz.history import GateDecision
+    >>> table = pd.DataFrame({"measure": ["nDCG@10", "RR@10"], "regression": [True, False]})
+    >>> decision = GateDecision(1, "one-sided t-test", "regressed: nDCG@10", table)
+    >>> decision.passed, decision.regressions
+    (False, ['nDCG@10'])
     """
 
     exit_code: int
@@ -62,14 +73,30 @@ class GateDecision:
 
     @property
     def passed(self) -> bool:
+        """Whether no measure regressed (exit code 0)."""
         return self.exit_code == 0
 
     @property
     def regressions(self) -> list[str]:
+        """The measures that regressed, in the table's order."""
         return [] if not len(self.table) else self.table.loc[self.table["regression"], "measure"].tolist()
 
     def to_dict(self) -> dict:
-        """A JSON-able dict (non-finite numbers as None)."""
+        """A JSON-able dict (non-finite numbers as None).
+
+        Returns
+        -------
+        dict
+            The fields and ``regressions``, with the table as ``measures``: a list of row dicts.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz.history import GateDecision
+        >>> table = pd.DataFrame({"measure": ["nDCG@10"], "regression": [False], "p_value": [float("nan")]})
+        >>> GateDecision(0, "one-sided t-test", "passed", table).to_dict()["measures"]
+        [{'measure': 'nDCG@10', 'regression': False, 'p_value': None}]
+        """
 
         def clean(value):
             if isinstance(value, (float, np.floating)):

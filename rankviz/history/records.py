@@ -59,7 +59,7 @@ def unpack_json(blob: bytes):
 class Record:
     """One evaluation read back from a :class:`~rankviz.History`.
 
-    Attributes
+    Parameters
     ----------
     id : int
         The record's number in its history (never reused).
@@ -75,6 +75,7 @@ class Record:
         The mean of each measure over the queries, one row per system (index ``system``;
         a single row ``run`` without a system column).
     measures : tuple of str
+        The measures' names, as the table's columns.
     options : dict
         The evaluation options (``depth``, ``ties``, ``missing``, ...).
     fingerprints : dict
@@ -83,8 +84,19 @@ class Record:
     meta : dict
         Git commit and branch, CI variables and what the caller passed as ``meta``.
     rankviz_version : str
+        The rankviz version that recorded it.
     accepted : bool
         Whether it was ever marked accepted.
+
+    Examples
+    --------
+    >>> import os, tempfile, rankviz
+    >>> run, qrels, _ = rankviz.datasets.load_example()
+    >>> history = rankviz.History(os.path.join(tempfile.mkdtemp(), "history.sqlite"))
+    >>> record = history.record(run[run["system"] == "bm25"], qrels, ["nDCG@10"], name="nightly")
+    >>> record.id, record.name, record.measures, record.accepted
+    (1, 'nightly', ('nDCG@10',), False)
+    >>> history.close()
     """
 
     id: int

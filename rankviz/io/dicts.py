@@ -24,6 +24,29 @@ def run_to_dict(
 
     With a ``system`` column, returns ``{system: {query_id: {doc_id: score}}}``.
     Duplicate (query, doc) rows are refused rather than silently collapsed.
+
+    Parameters
+    ----------
+    run : DataFrame
+        A long run: query id, doc id, and a score or a rank (a rank becomes the score
+        ``-rank``), optionally a ``system`` column. Column names resolve as for
+        :func:`rankviz.evaluate`.
+    columns : dict, optional
+        Column names by role when the defaults and aliases do not find them:
+        ``{'query': ..., 'doc': ..., 'score': ..., 'rank': ..., 'system': ...}``.
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: score}}`` with str ids and float scores, or
+        ``{system: {query_id: {doc_id: score}}}`` when the run has a ``system`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> rankviz.run_to_dict(run)
+    {'q1': {'a': 2.0, 'b': 1.0}}
     """
     cols = resolve_long_run(run, Columns.of(columns, "run_to_dict"), need_doc=True)
     frame = cols.frame
@@ -63,7 +86,30 @@ def run_to_dict(
 
 
 def qrels_to_dict(qrels: pd.DataFrame, *, columns=None) -> dict[str, dict[str, int]]:
-    """Convert qrels to ``{query_id: {doc_id: relevance}}`` with Python ints (as pytrec_eval requires)."""
+    """Convert qrels to ``{query_id: {doc_id: relevance}}`` with Python ints (as pytrec_eval requires).
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        Relevance judgements: query id, doc id and an integer relevance grade
+        (column names resolve as for :func:`rankviz.evaluate`).
+    columns : dict, optional
+        Column names by role when the defaults and aliases do not find them:
+        ``{'query': ..., 'doc': ..., 'relevance': ...}``.
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: grade}}`` with str ids and int grades, every judgement
+        kept (non-relevant ones included).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [2, 0]})
+    >>> rankviz.qrels_to_dict(qrels)
+    {'q1': {'a': 2, 'b': 0}}
+    """
     q = resolve_qrels(qrels, Columns.of(columns, "qrels_to_dict"))
     out: dict[str, dict[str, int]] = {}
     for qid, did, rel in zip(q.query_ids, q.doc_ids, q.grades):
@@ -77,6 +123,28 @@ def run_from_dict(run: Mapping[str, Mapping[str, float]], *, system: str | None 
     Returns columns ``query_id``, ``doc_id``, ``score`` (and ``system`` when given),
     in the dict's order. A score that is not a real number is refused, naming its
     query and document.
+
+    Parameters
+    ----------
+    run : mapping
+        ``{query_id: {doc_id: score}}`` (pytrec_eval's and ranx's shape); ids are
+        turned into strings, scores must be real numbers.
+    system : str, optional
+        A system name written into a ``system`` column on every row.
+
+    Returns
+    -------
+    DataFrame
+        One row per (query, doc) pair: ``query_id``, ``doc_id`` (str), ``score``
+        (float64) and, when ``system`` is given, ``system``.
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> rankviz.run_from_dict({"q1": {"a": 2.0, "b": 1.0}}, system="bm25")
+      query_id doc_id  score system
+    0       q1      a    2.0   bm25
+    1       q1      b    1.0   bm25
     """
     if not isinstance(run, Mapping):
         raise InputError(f"run_from_dict expects a mapping {{query_id: {{doc_id: score}}}}. Got {type(run).__name__}.")
@@ -121,6 +189,24 @@ def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> pd.DataFrame:
     """Build a qrels frame (``query_id``, ``doc_id``, ``relevance``) from ``{query_id: {doc_id: grade}}``.
 
     Grades must be integers (or integral floats) of magnitude at most 2**53.
+
+    Parameters
+    ----------
+    qrels : mapping
+        ``{query_id: {doc_id: grade}}``; ids are turned into strings.
+
+    Returns
+    -------
+    DataFrame
+        One row per judgement: ``query_id``, ``doc_id`` (str) and ``relevance`` (int64).
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> rankviz.qrels_from_dict({"q1": {"a": 2, "b": 0}})
+      query_id doc_id  relevance
+    0       q1      a          2
+    1       q1      b          0
     """
     if not isinstance(qrels, Mapping):
         raise InputError(

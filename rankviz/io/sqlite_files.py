@@ -47,7 +47,19 @@ class OwnedConnection:
     _connection: sqlite3.Connection | None = None
 
     def close(self) -> None:
-        """Close the connection (it reopens on the next call)."""
+        """Close the connection (it reopens on the next call).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from rankviz.labels import LabelStore
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> store.add("q1", "d1", 2, annotator="ann")
+        >>> store.close()
+        >>> store.grade("q1", "d1", annotator="ann")  # reopened
+        2
+        >>> store.close()
+        """
         if self._connection is not None:
             self._connection.close()
             self._connection = None

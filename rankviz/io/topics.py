@@ -123,6 +123,9 @@ def read_topics(path, *, comments: bool = True) -> pd.DataFrame:
           Description: ... <narr> Narrative: ... </top>`` (SGML, not well-formed XML);
         * ``query_id<TAB>text`` lines (blank lines and ``#`` comments skipped as in
           :func:`read_run`; ``comments=False`` reads them as data).
+    comments : bool, default True
+        In a TSV file, skip blank lines and lines starting with ``#`` (with a
+        warning naming them); ``False`` reads them as data.
 
     Returns
     -------

@@ -124,6 +124,34 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None, format: str = "trec"
     """Write qrels as a TREC qrels file (``query_id 0 doc_id relevance``); ``columns`` as for :func:`write_run`.
 
     ``format='msmarco'`` separates the fields with tabs, as MS MARCO's qrels are.
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        Relevance judgements: query id, doc id and an integer relevance grade
+        (column names resolve as for :func:`rankviz.evaluate`).
+    path : str or path-like
+        The file to write; an existing file is replaced.
+    columns : dict, optional
+        Column names by role when the defaults and aliases do not find them:
+        ``{'query': ..., 'doc': ..., 'relevance': ...}``.
+    format : {'trec', 'msmarco'}, default 'trec'
+        Space-separated TREC lines, or MS MARCO's tab-separated ones.
+
+    Returns
+    -------
+    None
+        The file at ``path`` holds one line per judgement.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz, tempfile, os
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [2, 0]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> rankviz.write_qrels(qrels, path)
+    >>> print(open(path).read(), end="")
+    q1 0 a 2
+    q1 0 b 0
     """
     if format not in ("trec", "msmarco"):
         raise InputError(f"The 'format' parameter of write_qrels must be 'trec' or 'msmarco'. Got {format!r} instead.")
@@ -144,6 +172,31 @@ def write_jsonl(run, path, *, qrels=None, queries=None, columns=None) -> None:
     with ``qrels``, ``"relevant": {doc_id: grade}`` (every judgement, so the qrels read
     back unchanged; a judged query the run does not retrieve gets ``"retrieved": []``);
     with ``queries`` (a frame or dict of texts), ``"text"``. One system per file.
+
+    Parameters
+    ----------
+    run : DataFrame
+        A long run of one system (query id, doc id, score and/or rank; column names
+        resolve as for :func:`rankviz.evaluate`).
+    path : str or path-like
+        The file to write; an existing file is replaced.
+    qrels : DataFrame, optional
+        Relevance judgements written as each line's ``"relevant"``.
+    queries : DataFrame or dict, optional
+        Query texts, as a frame with ``query_id`` and ``text`` columns or a dict
+        ``{query_id: text}``, written as each line's ``"text"``.
+    columns : dict, optional
+        Column names by role when the defaults and aliases do not find them:
+        ``{'query': ..., 'doc': ..., 'score': ..., 'rank': ..., 'system': ...}``.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz, tempfile, os
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.jsonl")
+    >>> rankviz.write_jsonl(run, path, queries={"q1": "cheap flights"})
+    >>> print(open(path).read(), end="")
+    {"query_id": "q1", "retrieved": ["a", "b"], "scores": [2.0, 1.0], "text": "cheap flights"}
     """
     cols = resolve_long_run(run, Columns.of(columns, "write_jsonl"), need_doc=True)
     frame = cols.frame

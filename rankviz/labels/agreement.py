@@ -32,7 +32,7 @@ __all__ = [
 class Agreement:
     """How far two labellers agree, on the pairs both judged (:func:`agreement` returns it).
 
-    Attributes
+    Parameters
     ----------
     cohen_kappa, kappa_linear, kappa_quadratic : float
         Cohen's kappa, unweighted and with linear and quadratic weights (NaN when
@@ -46,6 +46,13 @@ class Agreement:
         and ``cohen_kappa`` per query.
     n_both, n_only_a, n_only_b : int
         Pairs both sides judged, and pairs only one side judged.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.agreement({"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}})
+    >>> result.n_both, int(result.confusion.loc[0, 1])
+    (2, 1)
     """
 
     cohen_kappa: float
@@ -60,7 +67,21 @@ class Agreement:
     n_only_b: int
 
     def to_frame(self) -> pd.DataFrame:
-        """The scalar statistics as a one-row frame."""
+        """The scalar statistics as a one-row frame.
+
+        Returns
+        -------
+        DataFrame
+            One row: the kappas, the alphas, ``n_both``, ``n_only_a`` and ``n_only_b``.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.agreement({"q1": {"d1": 2, "d2": 0, "d3": 1}}, {"q1": {"d1": 2, "d2": 1, "d3": 1}})
+        >>> result.to_frame()[["n_both", "n_only_a", "n_only_b"]]
+           n_both  n_only_a  n_only_b
+        0       3         0         0
+        """
         names = (
             "cohen_kappa",
             "kappa_linear",
@@ -86,6 +107,26 @@ class Agreement:
         """The confusion matrix as a heatmap (rows: a's grades, columns: b's); returns the Axes.
 
         ``kwargs`` go to :func:`seaborn.heatmap`.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The Axes to draw on; a new figure by default.
+        **kwargs
+            Passed to :func:`seaborn.heatmap`.
+
+        Returns
+        -------
+        matplotlib Axes
+            The heatmap's Axes.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.agreement({"q1": {"d1": 2, "d2": 0, "d3": 1}}, {"q1": {"d1": 2, "d2": 1, "d3": 1}})
+        >>> ax = result.plot()
+        >>> ax.get_ylabel(), ax.get_xlabel()
+        ('grade by a', 'grade by b')
         """
         import matplotlib.pyplot as plt
         import seaborn as sns

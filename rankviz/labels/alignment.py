@@ -27,7 +27,7 @@ __all__ = ["Alignment", "SelfConsistency", "alignment", "self_consistency", "coi
 class Alignment:
     """How a model judge's grades line up with people's (:func:`alignment` returns it).
 
-    Attributes
+    Parameters
     ----------
     agreement : Agreement
         Kappas, alphas, the confusion matrix (rows: model, columns: human) and per-query agreement.
@@ -38,6 +38,13 @@ class Alignment:
         ``over`` (share the model graded higher) and ``under`` (share graded lower).
     per_query : DataFrame
         ``query_id``, ``n_both``, ``observed`` (share of equal grades), ``cohen_kappa``, ``mean_shift``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+    >>> result.mean_shift, result.agreement.n_both
+    (0.5, 2)
     """
 
     agreement: Agreement
@@ -51,7 +58,20 @@ class Alignment:
         return self.agreement.confusion
 
     def to_frame(self) -> pd.DataFrame:
-        """The scalar statistics (kappas, alphas, counts) and ``mean_shift`` as a one-row frame."""
+        """The scalar statistics (kappas, alphas, counts) and ``mean_shift`` as a one-row frame.
+
+        Returns
+        -------
+        DataFrame
+            One row: the kappas, the alphas, the pair counts and ``mean_shift``.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+        >>> float(result.to_frame()["mean_shift"].iloc[0])
+        0.5
+        """
         return self.agreement.to_frame().assign(mean_shift=self.mean_shift)
 
     def __repr__(self) -> str:
@@ -74,7 +94,28 @@ class Alignment:
         return "<div>" + "".join(parts) + "</div>"
 
     def plot(self, *, ax=None, **kwargs):
-        """The confusion matrix as a heatmap (rows: model's grades, columns: people's); returns the Axes."""
+        """The confusion matrix as a heatmap (rows: model's grades, columns: people's); returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The Axes to draw on; a new figure by default.
+        **kwargs
+            Passed to :func:`seaborn.heatmap`.
+
+        Returns
+        -------
+        matplotlib Axes
+            The heatmap's Axes.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.alignment({"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 2, "d2": 0}})
+        >>> ax = result.plot()
+        >>> ax.get_ylabel(), ax.get_xlabel()
+        ('grade by the model', 'grade by people')
+        """
         ax = self.agreement.plot(ax=ax, **kwargs)
         ax.set_ylabel("grade by the model")
         ax.set_xlabel("grade by people")
@@ -182,7 +223,7 @@ def coincidence_alpha(values: np.ndarray, level: str = "ordinal") -> float:
 class SelfConsistency:
     """How far several runs of one judge agree with each other (:func:`self_consistency` returns it).
 
-    Attributes
+    Parameters
     ----------
     alpha_ordinal, alpha_nominal : float
         Krippendorff's alpha with the runs as coders.
@@ -191,6 +232,14 @@ class SelfConsistency:
     pairwise_flip_rate : DataFrame
         Share of pairs graded differently, per two runs (``run_a``, ``run_b``, ``n_both``, ``flip_rate``).
     n_pairs, n_runs : int
+        The (query, doc) pairs graded by at least two runs, and the number of runs.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> result = labels.self_consistency([{"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}}])
+    >>> result.flip_rate, result.n_pairs, result.n_runs
+    (0.5, 2, 2)
     """
 
     alpha_ordinal: float
@@ -201,7 +250,21 @@ class SelfConsistency:
     n_runs: int
 
     def to_frame(self) -> pd.DataFrame:
-        """The scalar statistics as a one-row frame."""
+        """The scalar statistics as a one-row frame.
+
+        Returns
+        -------
+        DataFrame
+            One row: the alphas, ``flip_rate``, ``n_pairs`` and ``n_runs``.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> result = labels.self_consistency([{"q1": {"d1": 2, "d2": 0}}, {"q1": {"d1": 2, "d2": 1}}])
+        >>> result.to_frame()[["flip_rate", "n_pairs", "n_runs"]]
+           flip_rate  n_pairs  n_runs
+        0        0.5        2       2
+        """
         names = ("alpha_ordinal", "alpha_nominal", "flip_rate", "n_pairs", "n_runs")
         return pd.DataFrame([{name: getattr(self, name) for name in names}])
 

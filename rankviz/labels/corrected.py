@@ -39,15 +39,33 @@ _ESTIMATORS = ("naive", "corrected", "human-only")
 class Corrected:
     """Naive, corrected and human-only means per system x measure (:func:`corrected` returns it).
 
-    Attributes
+    Parameters
     ----------
     table : DataFrame
         One row per system (x baseline) x measure; see :meth:`to_frame`.
     confidence : float
+        The confidence level of the intervals (0.95 for 95%).
     scope : {'population', 'queries'}
+        The mean the intervals are for (see :func:`corrected`).
     design : Design
+        How the human-judged queries were drawn.
     baseline : str or None
+        The system the differences are taken against, or None for plain means.
     notes : tuple of str
+        Caveats about the result (too few human-judged queries, grades missing), shown with it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz import labels
+    >>> queries = [f"q{i}" for i in range(20)]
+    >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+    >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+    >>> design = labels.sample_queries(queries, n=10, seed=0)
+    >>> human = model[model["query_id"].isin(design.queries)]
+    >>> result = labels.corrected(run, model, human, "P@1", design=design)
+    >>> result.confidence, result.scope, float(result.to_frame()["corrected"].iloc[0])
+    (0.95, 'population', 1.0)
     """
 
     table: pd.DataFrame
@@ -61,6 +79,24 @@ class Corrected:
         """The tidy table: ``system``, (``baseline``), ``measure``, ``naive`` (``naive_low``, ``naive_high``),
         ``corrected``, ``ci_low``, ``ci_high``, ``standard_error``, ``human_only``, ``human_low``, ``human_high``,
         ``human_standard_error``, ``rectifier``, ``n_queries``, ``n_human``, ``n_draws``, ``effective_sample_size``.
+
+        Returns
+        -------
+        DataFrame
+            One row per system (x baseline) x measure, the columns above.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> design = labels.sample_queries(queries, n=10, seed=0)
+        >>> result = labels.corrected(run, model, model[model["query_id"].isin(design.queries)], "P@1", design=design)
+        >>> result.to_frame()[["measure", "naive", "corrected", "n_human"]]
+          measure  naive  corrected  n_human
+        0     P@1    1.0        1.0       10
         """
         return self.table.copy()
 
@@ -83,7 +119,25 @@ class Corrected:
         return html_table(shown[keep], caption, self.notes)
 
     def prepare_plot(self) -> pd.DataFrame:
-        """The forest plot's rows: ``system``, ``measure``, ``estimator`` (naive, corrected, human-only), ``estimate``, ``low``, ``high``."""
+        """The forest plot's rows: ``system``, ``measure``, ``estimator`` (naive, corrected, human-only), ``estimate``, ``low``, ``high``.
+
+        Returns
+        -------
+        DataFrame
+            Three rows (one per estimator) per system x measure.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> design = labels.sample_queries(queries, n=10, seed=0)
+        >>> result = labels.corrected(run, model, model[model["query_id"].isin(design.queries)], "P@1", design=design)
+        >>> result.prepare_plot()["estimator"].tolist()
+        ['naive', 'corrected', 'human-only']
+        """
         rows = []
         for record in self.table.to_dict("records"):
             name = record["system"] if self.baseline is None else f"{record['system']} - {self.baseline}"
@@ -99,6 +153,27 @@ class Corrected:
         """Forest plot: per measure a panel, per system the naive, corrected and human-only intervals side by side.
 
         Returns the Axes (an array of them for several measures, unless ``ax`` is given: then one measure only).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The Axes to draw one measure on; by default a new figure with a panel per measure.
+
+        Returns
+        -------
+        matplotlib Axes or array of Axes
+            The panels.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> design = labels.sample_queries(queries, n=10, seed=0)
+        >>> result = labels.corrected(run, model, model[model["query_id"].isin(design.queries)], "P@1", design=design)
+        >>> ax = result.plot()
         """
         return draw_forest(self.prepare_plot(), ax=ax, difference=self.baseline is not None)
 

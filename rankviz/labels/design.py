@@ -94,7 +94,7 @@ def best_ranks(run) -> pd.DataFrame:
 class Design:
     """A sample of queries for people to judge and the probabilities it was drawn with.
 
-    Attributes
+    Parameters
     ----------
     universe : tuple of str
         Every query the sample was drawn from (the queries the model graded).
@@ -110,6 +110,13 @@ class Design:
         The seed the sample was drawn with.
     strata : Series or None
         ``'stratified'`` only: the stratum of each query of ``universe``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> design = labels.sample_queries(["q1", "q2", "q3", "q4"], n=2, seed=0)
+    >>> design.method, len(design.draws), design.inclusion.tolist()
+    ('srswor', 2, [0.5, 0.5, 0.5, 0.5])
     """
 
     universe: tuple[str, ...]
@@ -144,6 +151,27 @@ class Design:
         """A design where each query entered independently with a known probability (Horvitz-Thompson weights).
 
         ``inclusion`` maps every query of the universe to its probability; ``sampled`` lists those that entered.
+
+        Parameters
+        ----------
+        sampled : iterable of str
+            The queries that entered the sample.
+        inclusion : mapping or Series
+            Every query of the universe and the probability it had to enter.
+        seed : int, optional
+            The seed the sample was drawn with (recorded only).
+
+        Returns
+        -------
+        Design
+            A ``'poisson'`` design.
+
+        Examples
+        --------
+        >>> from rankviz.labels import Design
+        >>> design = Design.poisson(["q1"], {"q1": 0.5, "q2": 0.25})
+        >>> design.method, design.queries
+        ('poisson', ['q1'])
         """
         pi = pd.Series(inclusion, dtype=float)
         pi.index = pi.index.astype(str)
@@ -160,7 +188,19 @@ class Design:
         return len(self.draws)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per query of the universe: ``query_id``, ``inclusion_probability``, ``draw_probability``, ``n_draws``, ``sampled``."""
+        """One row per query of the universe: ``query_id``, ``inclusion_probability``, ``draw_probability``, ``n_draws``, ``sampled``.
+
+        Returns
+        -------
+        DataFrame
+            The columns above, in the universe's order.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> labels.sample_queries(["q1", "q2"], n=1, seed=0).to_frame()["inclusion_probability"].tolist()
+        [0.5, 0.5]
+        """
         counts = pd.Series(self.draws, dtype=object).value_counts()
         ids = list(self.universe)
         frame = pd.DataFrame({
@@ -174,7 +214,26 @@ class Design:
         return frame
 
     def strata_counts(self) -> pd.DataFrame:
-        """``'stratified'`` only: per stratum ``N_h`` (queries) and ``n_h`` (sampled)."""
+        """``'stratified'`` only: per stratum ``N_h`` (queries) and ``n_h`` (sampled).
+
+        Returns
+        -------
+        DataFrame
+            Index: the strata; columns ``N_h`` and ``n_h``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> labels.plan(run, model, budget=6, measure="P@1", seed=0).design.strata_counts()
+           N_h  n_h
+        0    7    2
+        1    7    2
+        2    6    2
+        """
         if self.strata is None:
             raise InputError(f"Design.strata_counts: a {self.method!r} design has no strata.")
         strata = self.strata.reindex(list(self.universe))
@@ -186,6 +245,26 @@ class Design:
 
         The frame (``query_id``, ``doc_id``, ``rank`` as the best rank any system gave) feeds
         :func:`rankviz.widgets.judge` directly.
+
+        Parameters
+        ----------
+        run : DataFrame or dict
+            The run (one or several systems), as for :func:`rankviz.evaluate`.
+        k : int, default 10
+            The depth of each system's list to grade.
+
+        Returns
+        -------
+        DataFrame
+            ``query_id``, ``doc_id`` and ``rank``, queries in draw order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+        >>> labels.sample_queries(["q1", "q2"], n=1, seed=0).pairs(run, k=1)["rank"].tolist()
+        [1]
         """
         view = best_ranks(run)
         view = view[view["query_id"].isin(set(self.draws)) & (view["rank"] <= k)]

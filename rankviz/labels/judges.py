@@ -39,7 +39,7 @@ __all__ = ["Judgement", "Judge", "CallableJudge", "callable_judge", "check_scale
 class Judgement:
     """A judge's answer for one pair: a grade, or no grade and the reason.
 
-    Attributes
+    Parameters
     ----------
     grade : int or None
         The grade on the judge's scale; None when the judge could not grade the pair.
@@ -53,6 +53,12 @@ class Judgement:
         ``total_tokens``); empty when it reported none.
     requests : int
         HTTP requests this judgement took (retries included; 0 for a local function).
+
+    Examples
+    --------
+    >>> from rankviz.labels import Judgement
+    >>> Judgement(2).ok, Judgement(None, "timeout: after 60 s").failure_kind
+    (True, 'timeout')
     """
 
     grade: int | None
@@ -117,6 +123,16 @@ class Judge:
         (:func:`config_fingerprint` of a dict makes one).
     scale : sequence of int, default (0, 1, 2, 3)
         The grades it may give.
+
+    Examples
+    --------
+    >>> from rankviz.labels import Judge, Judgement
+    >>> class Always(Judge):
+    ...     def __call__(self, pairs):
+    ...         return [Judgement(1) for _ in pairs]
+    >>> judge = Always("always-1", fingerprint="v1", scale=(0, 1))
+    >>> [j.grade for j in judge([("red fox", "The fox ran.")])], judge.scale
+    ([1], (0, 1))
     """
 
     name: str
@@ -136,7 +152,25 @@ class Judge:
         raise NotImplementedError
 
     def stream(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[int, Judgement]]:
-        """``(index into pairs, Judgement)`` for every pair, as the judgements are ready."""
+        """``(index into pairs, Judgement)`` for every pair, as the judgements are ready.
+
+        Parameters
+        ----------
+        pairs : sequence of (str, str)
+            ``(query text, document text)`` pairs.
+
+        Yields
+        ------
+        (int, Judgement)
+            The index of a pair in ``pairs`` and its judgement, in the order they are ready.
+
+        Examples
+        --------
+        >>> from rankviz import labels
+        >>> judge = labels.callable_judge(lambda pairs: [int(len(d) > 5) for q, d in pairs], name="long", scale=(0, 1))
+        >>> [(i, j.grade) for i, j in judge.stream([("q", "short"), ("q", "a longer one")])]
+        [(0, 0), (1, 1)]
+        """
         for start in range(0, len(pairs), self.batch_size):
             batch = list(pairs[start : start + self.batch_size])
             results = self(batch)
@@ -173,7 +207,29 @@ def _as_judgement(value, scale: tuple[int, ...], name: str, index: int) -> Judge
 
 
 class CallableJudge(Judge):
-    """A Python function as a judge (see :func:`callable_judge`)."""
+    """A Python function as a judge (see :func:`callable_judge`).
+
+    Parameters
+    ----------
+    fn : callable
+        Grades a list of ``(query text, document text)`` pairs: one grade, None or
+        :class:`Judgement` per pair, in order.
+    name : str
+        The judge's name in the store.
+    scale : sequence of int
+        The grades the function may give.
+    config : dict or None
+        What decides the grades besides the function; part of the fingerprint.
+    batch_size : int
+        Pairs handed to one call of ``fn``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> judge = labels.callable_judge(lambda pairs: [1 for _ in pairs], name="yes", scale=(0, 1))
+    >>> type(judge).__name__, judge.name, judge.scale
+    ('CallableJudge', 'yes', (0, 1))
+    """
 
     def __init__(self, fn: Callable, *, name: str, scale, config: Mapping | None, batch_size: int):
         self.fn = fn

@@ -31,7 +31,7 @@ __all__ = ["JudgeReport", "judge_pairs", "document_texts", "pair_list"]
 class JudgeReport:
     """What :func:`judge_pairs` did.
 
-    Attributes
+    Parameters
     ----------
     judge, fingerprint, annotator : str
         The judge's name and configuration hash, and the annotator its grades went in as.
@@ -56,6 +56,14 @@ class JudgeReport:
         ``total_tokens``); empty when it reported none.
     seconds : float
         Wall time of the run.
+
+    Examples
+    --------
+    >>> from rankviz.labels import JudgeReport
+    >>> report = JudgeReport("bm25-rule", "0123456789abcdef", "bm25-rule", pairs=3, asked=3, grades=2,
+    ...                      failures={"timeout": 1})
+    >>> report.n_failures, report.to_dict()["grades"]
+    (1, 2)
     """
 
     judge: str
@@ -77,7 +85,19 @@ class JudgeReport:
         return sum(self.failures.values())
 
     def to_dict(self) -> dict:
-        """The report as a plain dict."""
+        """The report as a plain dict.
+
+        Returns
+        -------
+        dict
+            Every field by name (``failures`` and ``tokens`` as dicts).
+
+        Examples
+        --------
+        >>> from rankviz.labels import JudgeReport
+        >>> JudgeReport("rule", "0123456789abcdef", "rule", pairs=2, asked=2, grades=2).to_dict()["asked"]
+        2
+        """
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     def __repr__(self) -> str:

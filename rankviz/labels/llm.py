@@ -55,6 +55,18 @@ def parse_grade(text, scale: Sequence[int]) -> tuple[int | None, str | None]:
     or the JSON object ``{"grade": n}``. Anything else (words around the number,
     two numbers, a fraction, an empty answer) is a failure, never a guess.
 
+    Parameters
+    ----------
+    text : str
+        The model's answer.
+    scale : sequence of int
+        The grades allowed.
+
+    Returns
+    -------
+    (int or None, str or None)
+        ``(grade, None)`` for a grade on the scale, else ``(None, reason)``.
+
     Examples
     --------
     >>> from rankviz.labels import parse_grade
@@ -146,7 +158,22 @@ class Secret:
 
 
 class LLMJudge(Judge):
-    """A model behind an OpenAI-compatible chat-completions endpoint as a judge (see :func:`llm_judge`)."""
+    """A model behind an OpenAI-compatible chat-completions endpoint as a judge (see :func:`llm_judge`).
+
+    Parameters
+    ----------
+    base_url, model, scale, prompt, api_key, concurrency, timeout, max_retries, name, temperature, max_tokens, extra_body, backoff, max_wait : object
+        As for :func:`llm_judge`, checked and with its defaults filled in.
+    definitions : dict or None
+        Each grade's definition, filled into the prompt's ``{definitions}``.
+
+    Examples
+    --------
+    >>> from rankviz import labels
+    >>> judge = labels.llm_judge("http://localhost:8000/v1", "qwen2.5-7b-instruct")
+    >>> type(judge).__name__, judge.name, judge.scale
+    ('LLMJudge', 'qwen2.5-7b-instruct', (0, 1, 2, 3))
+    """
 
     def __init__(self, *, base_url, model, scale, prompt, definitions, api_key, concurrency, timeout, max_retries,
                  name, temperature, max_tokens, extra_body, backoff, max_wait):  # fmt: skip

@@ -62,7 +62,7 @@ def queries_for_width(variance, width: float, *, confidence: float = 0.95, limit
 class Plan:
     """The next queries for people and how they were chosen (:func:`plan` returns it).
 
-    Attributes
+    Parameters
     ----------
     design : Design
         A ``'stratified'`` design: pass it to :func:`~rankviz.labels.corrected`.
@@ -70,18 +70,32 @@ class Plan:
         Per query: ``query_id``, ``spread`` (the estimated root-mean-square of people's minus
         the model's value of the target), ``stratum``, ``inclusion_probability``, ``sampled``.
     target : str or tuple
+        ``'mean'`` (every system's mean) or the two systems whose difference is planned for.
     measure : str
+        The measure the plan is for.
     pairs : DataFrame
         The (query, doc) pairs to grade (every system's top ``k`` on the planned queries),
         ready for :func:`rankviz.widgets.judge`.
     pilot : DataFrame or None
         People's minus the model's values on the pilot queries (``query_id``, ``difference``).
     scope : str
+        ``'population'`` or ``'queries'``, as for :func:`corrected` (used by :meth:`size_for`).
     spread_y : float
         Variance of the per-query target (people's values on the pilot, else the model's): the
         population term of :meth:`size_for`.
     run : DataFrame or dict
         The run the plan was made for (:meth:`redraw` lists the new pairs from it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankviz import labels
+    >>> queries = [f"q{i}" for i in range(20)]
+    >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+    >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+    >>> p = labels.plan(run, model, budget=6, measure="P@1", seed=0)
+    >>> p.measure, p.design.method, len(p.design.draws)
+    ('P@1', 'stratified', 6)
     """
 
     design: Design
@@ -100,7 +114,24 @@ class Plan:
         return self.design.queries
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-query table (see the class attributes)."""
+        """The per-query table (see the class attributes).
+
+        Returns
+        -------
+        DataFrame
+            A copy of ``table``: ``query_id``, ``spread``, ``stratum``, ``inclusion_probability``, ``sampled``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> p = labels.plan(run, model, budget=6, measure="P@1", seed=0)
+        >>> int(p.to_frame()["sampled"].sum())
+        6
+        """
         return self.table.copy()
 
     def __repr__(self) -> str:
@@ -116,7 +147,31 @@ class Plan:
         return html_table(top, repr(self), ("the 20 queries most likely to be drawn",))
 
     def redraw(self, budget: int, *, seed=None) -> Plan:
-        """The same strata and spreads, a new sample of ``budget`` queries (e.g. when the budget grows)."""
+        """The same strata and spreads, a new sample of ``budget`` queries (e.g. when the budget grows).
+
+        Parameters
+        ----------
+        budget : int
+            Number of queries people will grade (at least 2).
+        seed : int, optional
+            The seed of the new draw.
+
+        Returns
+        -------
+        Plan
+            This plan with a new design, table and pairs.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> p = labels.plan(run, model, budget=6, measure="P@1", seed=0)
+        >>> p.redraw(8, seed=1).design.n
+        8
+        """
         budget = check_int(budget, "budget", "Plan.redraw", low=2)
         spread = self.table.set_index("query_id")["spread"]
         strata = self.table.set_index("query_id")["stratum"]
@@ -133,6 +188,31 @@ class Plan:
 
         From the pilot's differences when :func:`plan` had human labels (a random pilot), else from
         the simulated spreads. Returns ``design`` (``uniform``, ``plan``), ``n_queries``, ``source``.
+
+        Parameters
+        ----------
+        width : float
+            The interval's full width wanted (high - low).
+        confidence : float, default 0.95
+            The interval's level.
+
+        Returns
+        -------
+        DataFrame
+            One row per way of drawing: ``design``, ``n_queries``, ``source``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from rankviz import labels
+        >>> queries = [f"q{i}" for i in range(20)]
+        >>> run = pd.DataFrame({"query_id": queries, "doc_id": "a", "score": 1.0})
+        >>> model = pd.DataFrame({"query_id": queries, "doc_id": "a", "relevance": 1})
+        >>> p = labels.plan(run, model, budget=6, measure="P@1", seed=0)
+        >>> p.size_for(0.2)
+            design  n_queries                        source
+        0  uniform          2  simulated spreads (no pilot)
+        1     plan          2  simulated spreads (no pilot)
         """
         confidence = check_probability(confidence, "confidence", "Plan.size_for")
         if not (isinstance(width, (int, float)) and width > 0):

@@ -191,7 +191,27 @@ class LabelStore(OwnedConnection):
         self._write([row])
 
     def remove(self, query_id, doc_id, *, annotator: str, source: str = "api") -> None:
-        """Withdraw an annotator's judgement of a pair (a row without a grade: the pair is unjudged again, history kept)."""
+        """Withdraw an annotator's judgement of a pair (a row without a grade: the pair is unjudged again, history kept).
+
+        Parameters
+        ----------
+        query_id, doc_id : str
+            The pair.
+        annotator : str
+            Whose judgement is withdrawn.
+        source : str, default 'api'
+            Where the withdrawal came from.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from rankviz.labels import LabelStore
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> store.add("q1", "d1", 2, annotator="ann")
+        >>> store.remove("q1", "d1", annotator="ann")
+        >>> store.grade("q1", "d1", annotator="ann") is None
+        True
+        """
         row = (
             _text(query_id, "query_id", "LabelStore.remove"), _text(doc_id, "doc_id", "LabelStore.remove"), None,
             _text(annotator, "annotator", "LabelStore.remove"), _now(), str(source),
@@ -260,7 +280,27 @@ class LabelStore(OwnedConnection):
     def import_qrels(self, qrels, *, annotator: str, source: str | None = None) -> int:
         """Bring outside labels in: a TREC qrels file, a qrels frame or ``{query: {doc: grade}}``, in one transaction.
 
-        Returns the number of judgements added.
+        Parameters
+        ----------
+        qrels : str, path-like, DataFrame or dict
+            The labels.
+        annotator : str
+            The name they are stored under (``"trec"``, ``"nist"``).
+        source : str, optional
+            Where they came from; by default ``'qrels:<file name>'`` for a file, else ``'qrels'``.
+
+        Returns
+        -------
+        int
+            The number of judgements added.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from rankviz.labels import LabelStore
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> store.import_qrels({"q1": {"d1": 2, "d2": 0}}, annotator="trec")
+        2
         """
         annotator = _text(annotator, "annotator", "LabelStore.import_qrels")
         if isinstance(qrels, (str, os.PathLike)):
@@ -349,11 +389,48 @@ class LabelStore(OwnedConnection):
         return {(str(q), str(d)) for q, d in rows}
 
     def annotators(self) -> list[str]:
-        """The annotators' names, sorted."""
+        """The annotators' names, sorted.
+
+        Returns
+        -------
+        list of str
+            Every annotator with a judgement (withdrawn ones included).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from rankviz.labels import LabelStore
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> store.add("q1", "d1", 2, annotator="ann")
+        >>> store.annotators()
+        ['ann']
+        """
         return [row[0] for row in self._db().execute("SELECT DISTINCT annotator FROM judgements ORDER BY annotator")]
 
     def grade(self, query_id, doc_id, *, annotator: str):
-        """The annotator's current grade of a pair (None when unjudged or withdrawn)."""
+        """The annotator's current grade of a pair (None when unjudged or withdrawn).
+
+        Parameters
+        ----------
+        query_id, doc_id : str
+            The pair.
+        annotator : str
+            Whose grade.
+
+        Returns
+        -------
+        int or None
+            The latest grade.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from rankviz.labels import LabelStore
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> store.add("q1", "d1", 2, annotator="ann")
+        >>> store.grade("q1", "d1", annotator="ann"), store.grade("q1", "d9", annotator="ann")
+        (2, None)
+        """
         row = (
             self._db()
             .execute(

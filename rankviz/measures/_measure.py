@@ -172,7 +172,24 @@ class Measure:
         return self.declaration.needs_cutoff
 
     def check_complete(self) -> Measure:
-        """Raise if this is a template that cannot be evaluated (``P`` without a cutoff)."""
+        """Raise if this is a template that cannot be evaluated (``P`` without a cutoff).
+
+        Returns
+        -------
+        Measure
+            This measure, unchanged, when it can be evaluated.
+
+        Raises
+        ------
+        InputError
+            For a family only defined at a cutoff, given without one.
+
+        Examples
+        --------
+        >>> from rankviz.measures import P
+        >>> (P @ 5).check_complete()
+        P@5
+        """
         if self.needs_cutoff and self.cutoff is None:
             example = f"{self.family}@10" if self.declaration.cutoff_type is int else self.declaration.examples[0]
             raise InputError(f"{self.family} needs a cutoff: write it as {self.family}@k, for example {example!r}.")

@@ -164,6 +164,18 @@ def measure_label(measure: str | Measure) -> str:
 
     The name as written, an ir_measures object's own name, or a Measure's canonical name.
 
+    Parameters
+    ----------
+    measure : str or Measure
+        A measure name (any spelling the parser reads), a :class:`Measure`, or an
+        ir_measures measure object.
+
+    Returns
+    -------
+    str
+        The name stripped of surrounding spaces, ir_measures' ``str(measure)``, or the
+        canonical name of a :class:`Measure`.
+
     Examples
     --------
     >>> measure_label(" MRR@10 "), measure_label(Measure("RR", 10))
@@ -181,6 +193,16 @@ def labelled_measures(measures) -> list[tuple[str, Measure]]:
 
     Two names of one measure keep both labels (``MRR@10`` and ``RR@10``): results are labelled
     with the names the caller passed.
+
+    Parameters
+    ----------
+    measures : str, Measure or iterable of them
+        One measure or several, by name, as :class:`Measure` values or ir_measures objects.
+
+    Returns
+    -------
+    list of (str, Measure)
+        ``(label, measure)`` pairs in the order given, one per distinct label.
 
     Examples
     --------
@@ -300,6 +322,18 @@ def _split_params(text: str) -> list[str]:
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse one measure or a list of them, keeping order and dropping exact repeats.
+
+    Parameters
+    ----------
+    measures : str, Measure or iterable of them
+        One measure or several, by name (``"MRR@10"``, ``"ndcg_cut.10"``), as
+        :class:`Measure` values or ir_measures objects.
+
+    Returns
+    -------
+    list of Measure
+        The parsed measures in the order given, each once (two names of one measure
+        give it once).
 
     Examples
     --------

@@ -98,6 +98,12 @@ def interval_frame(results, caller: str) -> pd.DataFrame:
     """
     if isinstance(results, pd.DataFrame):
         return _tidy(results, caller)
+    segments = getattr(results, "by", ())
+    if not isinstance(results, BootstrapResult) and isinstance(segments, tuple) and segments:
+        raise InputError(
+            f"{caller}: these results are per segment (by {', '.join(map(str, segments))}); draw them with "
+            "rankviz.plots.slices, or compute them without by=."
+        )
     if not isinstance(results, BootstrapResult) and callable(getattr(results, "to_frame", None)):
         return _tidy(results.to_frame(), caller)
     rows = []
@@ -164,6 +170,11 @@ def one_result(results, caller: str, *, system=None, measure=None) -> BootstrapR
     ways = [f"system= (systems: {columns_text(systems)})"] if len(systems) > 1 else []
     ways += [f"measure= (measures: {columns_text(measures)})"] if len(measures) > 1 else []
     choose = " and ".join(ways) or "system= or measure="
+    if items[0].segment and len(systems) == len(measures) == 1:
+        key = ", ".join(map(repr, (systems[0], *(str(v) for _, v in items[0].segment), measures[0])))
+        raise InputError(
+            f"{caller} draws one bootstrap distribution; got one per segment: pass one, e.g. results[{key}]."
+        )
     if isinstance(results, Mapping):
         choose += f", or pass one of them, e.g. results[{next(iter(results))!r}]"
     elif isinstance(results, (list, tuple)):

@@ -3,8 +3,8 @@
 :class:`RunPlots` computes nothing itself. Each method hands the run and its
 evaluation options to one public function of :mod:`rankviz.evaluation`
 (:func:`~rankviz.evaluation.evaluate` for plots of per-query values,
-:func:`~rankviz.evaluation.bootstrap` for intervals), which validates them, and
-draws what comes back with the function of the same name.
+:func:`~rankviz.evaluation.bootstrap`'s table, then statistics, for intervals), which validates them,
+and draws what comes back with the function of the same name.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pandas as pd
 
 from .. import evaluation
 from .._core.options import EVAL, EvalOptions, option_names, unknown_keyword, with_method_options
-from ..evaluation import slices as sliced_evaluation
 from ..evaluation.api import per_query_table
 from ..evaluation.changes import changes_of
 from ..measures import Measure
+from ..stats.intervals import bootstrap_of
 from ..stats.options import STATS, StatsOptions
 from . import changes as changes_plot
 from . import failure_causes as failure_causes_plot
@@ -141,7 +141,8 @@ class RunPlots:
     ) -> Axes:
         """Bootstrap ``measures`` per system and plot :func:`rankviz.plots.ci`."""
         drawing = self._drawing(kwargs, "ci", "hlines", "collections.LineCollection")
-        results = evaluation.bootstrap_with(self._frame, measures, qrels, options=options, stats_options=stats_options)
+        table, names = evaluation.per_query_of(self._frame, measures, qrels, options=options, caller="bootstrap")
+        results = bootstrap_of(table, names, stats_options)
         return ci(results, baseline=baseline, sort=sort, ax=ax, **drawing)
 
     @with_method_options(EVAL, STATS)
@@ -163,7 +164,8 @@ class RunPlots:
         :func:`rankviz.bootstrap`: the same ``rng`` gives the same interval.
         """
         drawing = self._drawing(kwargs, "bootstrap_distribution", "hist", "patches.Patch")
-        results = evaluation.bootstrap_with(self._frame, measure, qrels, options=options, stats_options=stats_options)
+        table, names = evaluation.per_query_of(self._frame, measure, qrels, options=options, caller="bootstrap")
+        results = bootstrap_of(table, names, stats_options)
         return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
     @with_method_options(EVAL)
@@ -234,7 +236,7 @@ class RunPlots:
     ) -> Axes:
         """Bootstrap ``measure`` per segment of ``by`` (:func:`rankviz.bootstrap` with ``by=``) and plot :func:`rankviz.plots.slices`."""
         drawing = self._drawing(kwargs, "slices", "hlines", "collections.LineCollection")
-        result = sliced_evaluation.bootstrap_sliced(
-            self._frame, measure, qrels, by=by, queries=queries, options=options, stats_options=stats_options
+        table, names = evaluation.per_query_of(
+            self._frame, measure, qrels, by=by, queries=queries, options=options, caller="bootstrap"
         )
-        return slices_plot.slices(result, order=order, ax=ax, **drawing)
+        return slices_plot.slices(bootstrap_of(table, names, stats_options), order=order, ax=ax, **drawing)

@@ -8,7 +8,7 @@ one dodged row per system (no matplotlib); :func:`draw_slices` draws it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,7 @@ import pandas as pd
 from .._core.checks import check_choice
 from .._core.columns import columns_text
 from .._errors import ColumnError, InputError
+from ..stats.results import BootstrapResults, Comparison
 from . import style
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def slices(data, *, measure: str | None = None, order: str = "auto", ax=None, **
 
     Parameters
     ----------
-    data : Slices or DataFrame
+    data : BootstrapResults or DataFrame
         What ``rankviz.bootstrap(run, measures, qrels, by=...)`` returns (means with intervals),
         or the table of ``rankviz.evaluate(..., by=...)`` (means only).
     measure : str, optional
@@ -63,15 +64,27 @@ def slices(data, *, measure: str | None = None, order: str = "auto", ax=None, **
 
 
 def _table(data) -> tuple[pd.DataFrame, list[str], dict]:
-    table = getattr(data, "table", data)
-    by = list(getattr(data, "by", ()))
+    if isinstance(data, Comparison):
+        raise InputError("slices plots means per segment: pass rankviz.bootstrap(..., by=...), not a comparison.")
+    info: dict[str, Any] = {"level": None, "method": None}
+    if isinstance(data, BootstrapResults):
+        if not data.by:
+            raise InputError(
+                "slices plots intervals per segment: these bootstrap results have no segments. Pass by= to "
+                "rankviz.bootstrap(...), or plot them with rankviz.plots.ci."
+            )
+        methods = {r.method for r in data}
+        info = {"level": data.results[0].confidence_level, "method": methods.pop() if len(methods) == 1 else "bca"}
+        data = data.to_frame().rename(columns={"estimate": "mean", "n_queries": "n"})
+        by = list(data.columns[1 : list(data.columns).index("measure")])
+    else:
+        by = []
+    table = data
     if not isinstance(table, pd.DataFrame):
         raise InputError(
             "slices plots the per-segment table of rankviz.bootstrap(..., by=...) or rankviz.evaluate(..., by=...). "
             f"Got {type(data).__name__} instead."
         )
-    if getattr(data, "kind", "bootstrap") != "bootstrap":
-        raise InputError("slices plots means per segment: pass rankviz.bootstrap(..., by=...), not a comparison.")
     absent = [c for c in _FIELDS if c not in table.columns]
     if absent:
         raise ColumnError(
@@ -84,7 +97,6 @@ def _table(data) -> tuple[pd.DataFrame, list[str], dict]:
         )
     if not by:
         by = list(table.columns[1 : list(table.columns).index("measure")])
-    info = {"level": getattr(data, "confidence_level", None), "method": getattr(data, "method", None)}
     return table, by, info
 
 

@@ -31,11 +31,37 @@ class NotebookError(RuntimeError):
 def execute_notebook(nb, *, cwd: str | os.PathLike, timeout: int = 600, quiet: bool = True, label: str = ""):
     """Execute a notebook node in ``cwd`` with the current Python's kernel; print per-cell progress unless quiet.
 
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook, executed in place (its outputs are replaced).
+    cwd : str or path-like
+        The folder the kernel runs in (relative paths in the cells start there).
+    timeout : int, default 600
+        Seconds a cell may run before the execution stops.
+    quiet : bool, default True
+        Print nothing; otherwise one progress line per code cell, on stderr.
+    label : str, default ''
+        The notebook's name in progress lines and error messages.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        ``nb``, executed.
+
     Raises
     ------
     NotebookError
         When a cell raises, runs longer than ``timeout`` seconds or kills the kernel
         (the original exception, with the cell's traceback, is its ``__cause__``).
+
+    Examples
+    --------
+    >>> import nbformat, tempfile
+    >>> from rankviz.report import execute_notebook
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    >>> execute_notebook(nb, cwd=tempfile.mkdtemp()).cells[0].outputs[0]["data"]["text/plain"]
+    '2'
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -99,6 +125,29 @@ def notebook_to_html(nb, *, hide_code: bool = False, title: str | None = None) -
     The notebook node is first made fit to share (:func:`rankviz.report.shared_html.prepare_for_sharing`):
     warnings become styled notes without paths, widgets keep their static snapshot,
     execution timestamps go; the same executed notebook always gives the same bytes.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook; it is modified in place as described above.
+    hide_code : bool, default False
+        Leave out the code cells' input and the prompts (outputs only).
+    title : str, optional
+        The page's ``<title>``; by default nbconvert's (the notebook's metadata title).
+
+    Returns
+    -------
+    str
+        The HTML page.
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> from rankviz.report import notebook_to_html
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Results")])
+    >>> page = notebook_to_html(nb, title="Results")
+    >>> "<title>Results</title>" in page, "<script src=" in page
+    (True, False)
     """
     from nbconvert import HTMLExporter
 
@@ -153,10 +202,31 @@ def render_notebooks(
 ) -> list[Path]:
     """Execute every ``*.ipynb`` in ``source`` (sorted) and write HTML files and an index to ``output``.
 
+    Parameters
+    ----------
+    source : str or path-like
+        The folder of notebooks.
+    output : str or path-like
+        The folder the HTML files are written to (created if needed).
+    timeout : int, default 600
+        Seconds a cell may run before that notebook fails.
+    quiet : bool, default False
+        Print no progress lines.
+
     Returns
     -------
     list of Path
         The HTML files written, ``index.html`` last.
+
+    Examples
+    --------
+    >>> import nbformat, os, tempfile
+    >>> from rankviz.report import render_notebooks
+    >>> source, output = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# One"), nbformat.v4.new_code_cell("1 + 1")])
+    >>> nbformat.write(nb, os.path.join(source, "one.ipynb"))
+    >>> [path.name for path in render_notebooks(source, output, quiet=True)]
+    ['one.html', 'index.html']
     """
 
     from .._core.checks import check_int
@@ -300,6 +370,37 @@ def build_report(
     file) and the files themselves (read, and evaluated once, so that a bad line or
     an id mismatch is reported first); the notebook then re-reads them.
 
+    Parameters
+    ----------
+    qrels : str or path-like
+        The TREC qrels file.
+    runs : list of str or path-like
+        The TREC run files; each run is named by its file name.
+    output : str or path-like, default 'report.html'
+        The HTML file to write.
+    topics : str or path-like, optional
+        A topic file (:func:`rankviz.read_topics`), to show query texts.
+    measures : list of str, optional
+        The measures to report; by default ``RR@k``, ``nDCG@k``, ``AP``, ``R@100`` (or
+        ``R@k`` when ``k`` > 100) and ``P@k``.
+    k : int, default 10
+        The cutoff of the default measures and of the shown ranked lists.
+    depth : int, optional
+        Evaluate only the top ``depth`` of each ranked list (all of it by default).
+    rel : int, default 1
+        The lowest relevance grade counted as relevant.
+    n_resamples : int, default 10000
+        Bootstrap resamples of the confidence intervals (at least 40).
+    rng : int, default 0
+        The seed of the bootstrap; the same seed gives the same report.
+    title : str, optional
+        The report's title; by default ``'Evaluation report'`` (with the run's file
+        name for one run).
+    quiet : bool, default False
+        Print no progress lines.
+    timeout : int, default 1200
+        Seconds a notebook cell may run.
+
     Returns
     -------
     Path
@@ -316,6 +417,21 @@ def build_report(
         For a missing input file.
     NotebookError
         When the report notebook fails while it runs.
+
+    Examples
+    --------
+    Every option is checked before a file is read:
+
+    >>> from rankviz.report import build_report
+    >>> build_report("qrels.txt", ["bm25.txt"], k=0)
+    Traceback (most recent call last):
+    ...
+    rankviz._errors.InputError: The 'k' parameter of build_report must be an int in the range [1, inf). Got 0 instead.
+
+    A report of two runs (it executes the report notebook, which takes about a minute):
+
+    >>> build_report("qrels.txt", ["bm25.txt", "dense.txt"], output="report.html")  # doctest: +SKIP
+    PosixPath('report.html')
     """
     import tempfile
 

@@ -64,6 +64,27 @@ def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> C
 
     ``successes`` and ``n`` are counts (ints, or numbers equal to ints); NaN, a fraction, a
     negative count or ``successes > n`` is refused with an :class:`~rankviz.InputError`.
+
+    Parameters
+    ----------
+    successes : int
+        The number of successes.
+    n : int
+        The number of trials.
+    confidence_level : float, default 0.95
+        The interval's level, in (0, 1).
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``low`` and ``high``, within [0, 1].
+
+    Examples
+    --------
+    >>> from rankviz.stats import wilson_interval
+    >>> interval = wilson_interval(8, 10)
+    >>> round(interval.low, 3), round(interval.high, 3)
+    (0.49, 0.943)
     """
     from scipy.special import ndtri
 
@@ -136,6 +157,22 @@ def holm(p_values) -> np.ndarray:
     Every p-value must be a number in [0, 1]: a NaN, None or a text is refused with an
     :class:`~rankviz.InputError` naming its position (adjusting over the others would
     silently change the family).
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        The p-values of a family of tests.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the order given (capped at 1).
+
+    Examples
+    --------
+    >>> from rankviz.stats import holm
+    >>> holm([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.06, 0.06]
     """
     return holm_kept_nan(_p_values(p_values, "holm"))
 
@@ -145,6 +182,22 @@ def benjamini_hochberg(p_values) -> np.ndarray:
 
     Every p-value must be a number in [0, 1]: a NaN, None or a text is refused with an
     :class:`~rankviz.InputError` naming its position.
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        The p-values of a family of tests.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the order given (capped at 1).
+
+    Examples
+    --------
+    >>> from rankviz.stats import benjamini_hochberg
+    >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.04, 0.04]
     """
     return benjamini_hochberg_kept_nan(_p_values(p_values, "benjamini_hochberg"))
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Unpack
+from typing import Unpack, cast
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from .resampling import (
     studentized_interval,
 )
 from .results import BootstrapResult, BootstrapResults, ConfidenceInterval
+from .segments import quietly, segment_columns, segment_label, segment_order, with_categories
 
 #: a mean's interval under-covers when fewer than FEW_NONZERO queries are non-zero and at least ZERO_HEAVY of them
 #: are zero: calibrated by benchmarks/coverage.py (fires with probability >= 0.927 in every cell under 0.93 coverage
@@ -146,7 +148,10 @@ def bootstrap(
         ``(system, measure)`` (a table without a system column is the one system
         ``"run"``), iterate over its :class:`BootstrapResult` values, or call
         ``.to_frame()`` for the tidy table (system, measure, estimate, ci_low,
-        ci_high, standard_error, method, ...).
+        ci_high, standard_error, method, ...). A table with segment columns (named in
+        ``attrs["rankviz"]["by"]``, as ``rankviz.evaluate(..., by=..., per_query=True)``
+        names them) gives one interval per system x segment x measure, each that of the
+        unsegmented bootstrap on the segment's rows (see :mod:`rankviz.stats.segments`).
 
     Notes
     -----
@@ -168,6 +173,9 @@ def bootstrap(
 
 def bootstrap_of(table: pd.DataFrame, measures, cfg: StatsOptions, caller: str = "bootstrap") -> BootstrapResults:
     """:func:`bootstrap` with its options already validated (what the run-level functions call)."""
+    by = segment_columns(table)
+    if by:
+        return _segmented(table, measures, by, cfg, caller)
     resolved = per_query_table(table, caller)
     names = resolved.measure_columns(measures, caller)
     wide = wide_by_system(resolved, names, caller)
@@ -182,3 +190,45 @@ def bootstrap_of(table: pd.DataFrame, measures, cfg: StatsOptions, caller: str =
     order = {name: i for i, name in enumerate(wide)}
     results.sort(key=lambda r: (order[r.system], names.index(r.measure)))
     return BootstrapResults(tuple(results))
+
+
+def _segmented(table: pd.DataFrame, measures, by: list[str], cfg: StatsOptions, caller: str) -> BootstrapResults:
+    """Bootstrap intervals per segment: the unsegmented bootstrap of each segment's rows.
+
+    Each result's ``estimate`` and ``zero_share`` (given for every measure, with its Wilson
+    interval) are those of a pandas groupby of the table, to the last bit.
+    """
+    resolved = per_query_table(table, caller)
+    names = [c for c in resolved.numeric_columns() if c not in by] if measures is None else None
+    names = names or resolved.measure_columns(measures, caller)
+    frame = with_categories(resolved.frame, by)
+    system = resolved.system or "system"
+    if resolved.system is None:
+        frame = frame.assign(system="run")
+    keys = [frame[system].astype(str), *[frame[b] for b in by]]
+    means = frame[names].groupby(keys, observed=True).mean()  # the groupby a user writes, to the last bit
+    zeros = frame[names].eq(0).groupby(keys, observed=True).sum()
+    results, notes = [], []
+    for key, part in frame.groupby(by, sort=True, observed=True):
+        own = quietly(bootstrap_of, part.drop(columns=by), names, cfg, caller)
+        label = segment_label(by, key)
+        key = key if isinstance(key, tuple) else (key,)
+        for r in own:
+            cell, n = (r.system, *key), r.n_queries
+            count = zeros.at[cell, r.measure]
+            results.append(
+                dataclasses.replace(
+                    r,
+                    estimate=means.at[cell, r.measure],
+                    zero_share=count / n,
+                    zero_share_interval=wilson_interval(int(cast(float, count)), n, cfg.level),
+                    notes=tuple(f"{label}: {note}" for note in r.notes),
+                    segment=tuple(zip(by, key)),
+                )
+            )
+            notes += results[-1].notes
+    order = segment_order(list(dict.fromkeys(frame[system].astype(str))), frame, by, names)
+    results.sort(key=lambda r: order(r.system, [v for _, v in r.segment], r.measure))
+    warn_notes(notes, caller)
+    categories = tuple(tuple(frame[b].cat.categories) for b in by)
+    return BootstrapResults(tuple(results), by=tuple(by), categories=categories)

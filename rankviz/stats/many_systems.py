@@ -53,6 +53,7 @@ from .inference import (
 )
 from .options import ResampleKeywords, StatsGroup, StatsKeywords, StatsOptions
 from .resampling import batch_size, check_budget, query_stream, randomization_p
+from .segments import segment_columns
 from .table_exports import SignificanceTable, system_labels
 
 __all__ = ["TESTS", "CORRECTIONS", "tukey_hsd_p", "all_pairs", "significance_table", "significance_table_of"]
@@ -361,6 +362,14 @@ def _tested(table, measures, test, correction, alpha, cfg: StatsOptions, caller:
     """(pairs with their settings in attrs, {system: wide frame}, the call's entropy): what both public functions share."""
     test, resolved_correction = _check_options(test, correction, caller)
     alpha = check_probability(alpha, "alpha", caller)
+    by = segment_columns(table)
+    if by:  # no segment level yet: say so rather than test every segment's queries as one
+        raise InputError(
+            f"{caller}: the per-query table carries the segment column(s) {', '.join(map(repr, by))} "
+            f"(evaluate(..., by=...)), and {caller} has no segment level yet. Pass the table without them, "
+            f"table.drop(columns={by!r}), after keeping one segment's rows if that is what you want "
+            f"(table[table[{by[0]!r}] == value])."
+        )
     names, wide, queries = _resolve(table, measures, caller, chosen)
     notes: list[str] = []
     rows, exact = _pair_rows(wide, names, queries, test, cfg.n_resamples, cfg.entropy, cfg.batch, notes)

@@ -43,6 +43,7 @@ from .resampling import (
     studentized_interval,
 )
 from .results import Comparison
+from .segments import heterogeneity, quietly, segment_columns, segment_label, segment_order, with_categories
 
 __all__ = ["DIFFERENCE_INTERVALS", "paired_differences", "compare", "compare_of", "power"]
 
@@ -53,11 +54,31 @@ DIFFERENCE_INTERVALS = ("t", "bootstrap-t", "bca", "percentile")
 def paired_differences(table: pd.DataFrame, *, system: str, baseline: str, measure: str) -> pd.DataFrame:
     """Per-query differences ``system - baseline`` of one measure, paired by query id, sorted ascending.
 
+    Parameters
+    ----------
+    table : DataFrame
+        A per-query table with a ``system`` column (``rankviz.evaluate(..., per_query=True)``).
+    system : str
+        The system whose values come first in the difference.
+    baseline : str
+        The system subtracted.
+    measure : str
+        The measure column.
+
     Returns
     -------
     DataFrame
         ``query_id``, ``baseline``, ``system``, ``difference``; only queries present
         for both systems.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": ["q1", "q2"] * 2, "RR@10": [1.0, 0.5, 0.5, 0.5]})
+    >>> rankviz.stats.paired_differences(table, system="a", baseline="b", measure="RR@10")
+      query_id  baseline  system  difference
+    0       q2       0.5     0.5         0.0
+    1       q1       0.5     1.0         0.5
     """
     resolved = per_query_table(table, "paired_differences")
     if resolved.system is None:
@@ -237,7 +258,10 @@ def compare(
         randomization p-values were exact. Shown in a notebook, it gives the
         columns a reader needs first (:attr:`Comparison.KEY_COLUMNS`) and the rest
         on demand; ``.key_columns`` is that table, ``.table`` and ``.to_frame()`` all
-        of them.
+        of them. A table with segment columns (named in ``attrs["rankviz"]["by"]``, as
+        ``rankviz.evaluate(..., by=..., per_query=True)`` names them) gives a row per
+        system x segment x measure (a query's segment is the baseline's), the correction
+        over all of them, and ``.heterogeneity`` (see :mod:`rankviz.stats.segments`).
 
     Notes
     -----
@@ -261,6 +285,9 @@ def compare_of(
     """:func:`compare` with its statistics options already validated (what ``rankviz.compare`` calls)."""
     test = check_choice(test, "test", caller, ("randomization", "t", "wilcoxon"))
     correction = check_choice(correction, "correction", caller, ("holm", "bh", None))
+    by = segment_columns(table)
+    if by:
+        return _segmented(table, baseline, measures, by, test, correction, cfg, caller)
     resolved = per_query_table(table, caller)
     if resolved.system is None:
         raise ColumnError(
@@ -301,6 +328,66 @@ def compare_of(
         exact_randomization=tuple(exact_systems),
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def _segmented(table, baseline, measures, by: list[str], test, correction, cfg: StatsOptions, caller) -> Comparison:
+    """Paired comparisons per segment: the unsegmented comparison on each segment's queries, corrected once over all.
+
+    A query's segment is the baseline's (so a per-system attribute such as ``first_hit`` slices each
+    pair by the baseline's value). ``p_value`` and the interval of a row are those of ``compare`` on
+    the segment's queries; ``p_corrected`` is ``correction`` over every system x segment x measure row.
+    """
+    resolved = per_query_table(table, caller)
+    if resolved.system is None:
+        raise InputError(f"{caller} needs several systems: a per-query table with a 'system' column.")
+    names = [c for c in resolved.numeric_columns() if c not in by] if measures is None else None
+    names = names or resolved.measure_columns(measures, caller)
+    table = with_categories(resolved.frame, by).rename(columns={resolved.system: "system", resolved.query: "query_id"})
+    baseline = str(baseline)
+    base_rows = table[table["system"].astype(str) == baseline]
+    if base_rows.empty:
+        systems = ", ".join(map(repr, dict.fromkeys(table["system"].astype(str))))
+        raise InputError(f"{caller}: unknown baseline {baseline!r}; the systems are {systems}.")
+    segment_of = base_rows.set_index(base_rows["query_id"].astype(str))[by]
+    ids = table["query_id"].astype(str)
+    frame = table.assign(
+        **{b: pd.Categorical(ids.map(segment_of[b].astype(object)), categories=table[b].cat.categories, ordered=True)
+           for b in by}
+    )  # fmt: skip
+    frame = frame[frame[by].notna().all(axis=1)]
+    rows, notes, exact = [], [], []
+    for key, part in frame.groupby(by, sort=True, observed=True):
+        if part["system"].nunique() < 2:
+            continue
+        result = quietly(compare_of, part.drop(columns=by), baseline=baseline, measures=names, test=test,
+                         correction=None, cfg=cfg, caller=caller)  # fmt: skip
+        label = segment_label(by, key)
+        notes += [f"{label}: {n}" for n in result.notes]
+        exact += [f"{s} ({label})" for s in result.exact_randomization]
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(result.table.assign(**dict(zip(by, key))))
+    if not rows:
+        raise InputError(f"{caller}: no segment holds the baseline and another system.")
+    result = pd.concat(rows, ignore_index=True)
+    p = result["p_value"].to_numpy()
+    result["p_corrected"] = (
+        holm_kept_nan(p) if correction == "holm" else benjamini_hochberg_kept_nan(p) if correction == "bh" else p
+    )
+    order = segment_order(list(dict.fromkeys(frame["system"].astype(str))), frame, by, names)
+    position = sorted(range(len(result)), key=lambda i: order(
+        str(result["system"].iat[i]), [result[b].iat[i] for b in by], result["measure"].iat[i]))  # fmt: skip
+    result = result.iloc[position].reset_index(drop=True)
+    for b in by:
+        result[b] = pd.Categorical(result[b], categories=frame[b].cat.categories, ordered=True)
+    front = ["system", "baseline", *by, "measure"]
+    result = result[front + [c for c in result.columns if c not in front]]
+    varies = heterogeneity(frame, baseline=baseline, names=names, by=by, cfg=cfg)
+    warn_notes(notes, caller)
+    return Comparison(
+        table=result, baseline=baseline, test=test, correction=correction, method=cfg.method,
+        confidence_level=cfg.level, n_resamples=cfg.n_resamples, rng=cfg.seed, exact_randomization=tuple(exact),
+        notes=tuple(dict.fromkeys(notes)), by=tuple(by), heterogeneity=varies,
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- power

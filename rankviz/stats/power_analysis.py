@@ -32,6 +32,28 @@ class PowerResult:
 
     With a target power, ``n_queries`` is the smallest number of queries that reaches
     it (``power`` is then the power at that size).
+
+    Parameters
+    ----------
+    n_queries : int
+        The number of queries: the one asked about, or the smallest reaching ``target_power``.
+    power : float
+        The test's power at ``n_queries``.
+    difference : float
+        The true mean per-query difference assumed.
+    sd : float
+        The standard deviation of the per-query differences.
+    alpha : float
+        The test's significance level.
+    target_power : float or None
+        The power asked for, or None when the power at a given size was asked.
+
+    Examples
+    --------
+    >>> import rankviz
+    >>> result = rankviz.stats.power(difference=0.05, sd=0.2, target_power=0.8)
+    >>> result.n_queries, round(result.power, 3), result.effect_size
+    (128, 0.802, 0.25)
     """
 
     n_queries: int

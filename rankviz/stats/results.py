@@ -7,6 +7,10 @@
   computed (test, correction, interval method, seed), which ``pd.concat`` of a bare
   table used to lose.
 
+A per-query table with segment columns (``rankviz.evaluate(..., by=..., per_query=True)``)
+gives the same types with a segment level: each result carries its segment, ``by`` names
+the segment columns and ``.to_frame()`` has them after ``system``.
+
 Tidy frames use one column style: ``system``, ``measure`` (canonical measure
 names) and snake_case fields (``estimate``, ``ci_low``, ``ci_high``, ...).
 """
@@ -17,7 +21,7 @@ import dataclasses
 import html
 import math
 from collections.abc import Iterator
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -62,6 +66,10 @@ class BootstrapResult:
         RR measures only: MRR over the queries with RR > 0 and its bootstrap interval.
     notes : tuple of str
         What was degenerate or unreliable about the data, if anything.
+    segment : tuple of (str, str) pairs
+        Per segment column, its value (empty without segments). A segment's ``estimate`` and
+        ``zero_share`` are a pandas groupby of the per-query table, to the last bit, and
+        ``zero_share`` (with its Wilson interval) is given for every measure.
     """
 
     system: str
@@ -79,33 +87,37 @@ class BootstrapResult:
     nonzero_estimate: float | None = None
     nonzero_interval: ConfidenceInterval | None = None
     notes: tuple[str, ...] = ()
+    segment: tuple[tuple[str, Any], ...] = ()
 
     def __repr__(self) -> str:
         low, high = self.confidence_interval
+        where = "".join(f", {name}={value!r}" for name, value in self.segment)
         text = (
-            f"BootstrapResult(system={self.system!r}, measure={self.measure!r}, estimate={self.estimate:.4f}, "
+            f"BootstrapResult(system={self.system!r}{where}, measure={self.measure!r}, estimate={self.estimate:.4f}, "
             f"{self.confidence_level:.0%} CI=({low:.4f}, {high:.4f}), standard_error={self.standard_error:.4f}, "
             f"method={self.method!r}, n_queries={self.n_queries}, n_resamples={self.n_resamples}"
         )
-        if self.zero_share is not None:  # an RR result: both of its intervals are set too
+        if self.zero_share is not None:  # an RR result (or a segment's): its Wilson interval is set too
             zl, zh = cast(ConfidenceInterval, self.zero_share_interval)
-            nl, nh = cast(ConfidenceInterval, self.nonzero_interval)
-            text += (
-                f", zero_share={self.zero_share:.4f} ({zl:.4f}, {zh:.4f}), "
-                f"nonzero_estimate={_fmt(self.nonzero_estimate)} ({nl:.4f}, {nh:.4f})"
-            )
+            text += f", zero_share={self.zero_share:.4f} ({zl:.4f}, {zh:.4f})"
+        if self.nonzero_interval is not None:  # an RR result
+            nl, nh = self.nonzero_interval
+            text += f", nonzero_estimate={_fmt(self.nonzero_estimate)} ({nl:.4f}, {nh:.4f})"
         return text + ")"
 
     def _repr_html_(self) -> str:
         row = {k: v for k, v in self.to_dict().items() if k not in ("system", "measure", "confidence_level")}
+        row = {k: v for k, v in row.items() if k not in dict(self.segment)}
         frame = pd.DataFrame([row], index=pd.Index([self.measure], name=self.system))
-        caption = f"{self.system}, {self.measure}: {self.confidence_level:.0%} {self.method} interval"
+        where = "".join(f", {name}={value}" for name, value in self.segment)
+        caption = f"{self.system}{where}, {self.measure}: {self.confidence_level:.0%} {self.method} interval"
         return html_table(frame, caption, self.notes, transpose=True)
 
     def to_dict(self) -> dict:
         """The fields as a flat dict (the bootstrap distribution and notes left out)."""
         row = {
             "system": self.system,
+            **dict(self.segment),
             "measure": self.measure,
             "estimate": self.estimate,
             "ci_low": self.confidence_interval.low,
@@ -116,27 +128,27 @@ class BootstrapResult:
             "n_queries": self.n_queries,
             "n_resamples": self.n_resamples,
         }
-        if self.zero_share is not None:  # an RR result: both of its intervals are set too
+        if self.zero_share is not None:  # an RR result (or a segment's): its Wilson interval is set too
             zero_ci = cast(ConfidenceInterval, self.zero_share_interval)
-            nonzero_ci = cast(ConfidenceInterval, self.nonzero_interval)
+            row.update(zero_share=self.zero_share, zero_share_ci_low=zero_ci.low, zero_share_ci_high=zero_ci.high)
+        if self.nonzero_interval is not None:  # an RR result
             row.update(
-                zero_share=self.zero_share,
-                zero_share_ci_low=zero_ci.low,
-                zero_share_ci_high=zero_ci.high,
                 nonzero_estimate=self.nonzero_estimate,
-                nonzero_ci_low=nonzero_ci.low,
-                nonzero_ci_high=nonzero_ci.high,
+                nonzero_ci_low=self.nonzero_interval.low,
+                nonzero_ci_high=self.nonzero_interval.high,
             )
         return row
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class BootstrapResults:
-    """Bootstrap intervals of every system x measure of one call.
+    """Bootstrap intervals of every system x measure of one call (x segment, when the table has segments).
 
     Index it by ``(system, measure)``; with one system (or one measure) the other
     key alone is enough. Iterating yields :class:`BootstrapResult` values in the
-    order of the systems, then the measures.
+    order of the systems, then the measures. With segment columns (``by``), index it
+    by ``(system, <one value per segment column>, measure)``, the same keys left out;
+    the order is system, segment (in the columns' category order), measure.
 
     Examples
     --------
@@ -150,6 +162,10 @@ class BootstrapResults:
     """
 
     results: tuple[BootstrapResult, ...]
+    #: the segment columns (empty without segments)
+    by: tuple[str, ...] = ()
+    #: per segment column, its categories in order (what ``.to_frame()`` gives the column)
+    categories: tuple[tuple[str, ...], ...] = ()
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -159,6 +175,11 @@ class BootstrapResults:
     def measures(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.measure for r in self.results))
 
+    @property
+    def segments(self) -> tuple[tuple[str, ...], ...]:
+        """The segments, each a tuple of one value per column of ``by`` (empty without segments)."""
+        return tuple(dict.fromkeys(tuple(str(v) for _, v in r.segment) for r in self.results)) if self.by else ()
+
     def __iter__(self) -> Iterator[BootstrapResult]:
         return iter(self.results)
 
@@ -166,44 +187,61 @@ class BootstrapResults:
         return len(self.results)
 
     def __getitem__(self, key) -> BootstrapResult:
-        if isinstance(key, tuple) and len(key) == 2:
-            system, measure = (str(k) for k in key)
-        elif str(key) in self.measures and len(self.systems) == 1:
-            system, measure = self.systems[0], str(key)
-        elif str(key) in self.systems and len(self.measures) == 1:
-            system, measure = str(key), self.measures[0]
-        else:
-            raise KeyError(
-                f"{key!r}: index by (system, measure); systems {list(self.systems)}, measures {list(self.measures)}."
-            )
-        for r in self.results:
-            if r.system == system and r.measure == measure:
-                return r
+        parts = tuple(str(k) for k in key) if isinstance(key, tuple) else (str(key),)
+        fields = ("system", *self.by, "measure")
+        shapes = [fields]
+        if len(self.systems) == 1:
+            shapes.append(fields[1:])
+        if len(self.measures) == 1:
+            shapes.append(fields[:-1])
+        if self.by and len(self.systems) == 1 and len(self.measures) == 1:
+            shapes.append(fields[1:-1])
+        for shape in shapes:
+            if len(shape) != len(parts):
+                continue
+            wanted = dict(zip(shape, parts))
+            for r in self.results:
+                have = {"system": r.system, "measure": r.measure, **dict(r.segment)}
+                if all(str(have[f]) == v for f, v in wanted.items()):
+                    return r
+        segments = f", segments {[', '.join(s) for s in self.segments]}" if self.by else ""
         raise KeyError(
-            f"No result for system {system!r} and measure {measure!r}; systems {list(self.systems)}, measures {list(self.measures)}."
+            f"{key!r}: index by ({', '.join(fields)}); systems {list(self.systems)}{segments}, "
+            f"measures {list(self.measures)}."
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per system x measure: system, measure, estimate, ci_low, ci_high, standard_error, ..."""
+        """One row per system x measure: system, measure, estimate, ci_low, ci_high, standard_error, ...
+
+        With segments, their columns follow ``system`` as ordered categoricals.
+        """
         table = pd.DataFrame([r.to_dict() for r in self.results])
         for name in ("system", "measure", "method"):
             table[name] = table[name].astype("str")
+        for name, categories in zip(self.by, self.categories):
+            table[name] = pd.Categorical(table[name], categories=list(categories), ordered=True)
         return table
 
     @property
     def notes(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n for r in self.results for n in r.notes))
 
+    def _shown(self) -> pd.DataFrame:
+        return self.to_frame()[["system", *self.by, "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
+
     def __repr__(self) -> str:
+        segments = f" by {', '.join(self.by)}" if self.by else ""
         with pd.option_context("display.width", 120, "display.max_columns", 12):
-            shown = self.to_frame()[["system", "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
-            return f"BootstrapResults ({len(self)} intervals)\n{shown.round(4).to_string(index=False)}"
+            return (
+                f"BootstrapResults ({len(self)} intervals{segments})\n{self._shown().round(4).to_string(index=False)}"
+            )
 
     def _repr_html_(self) -> str:
-        shown = self.to_frame()[["system", "measure", "estimate", "ci_low", "ci_high", "method", "n_queries"]]
         level = self.results[0].confidence_level if self.results else 0.95
         caption = f"Bootstrap {level:.0%} intervals ({self.results[0].n_resamples if self.results else 0} resamples)"
-        return html_table(shown, caption, self.notes)
+        if self.by:
+            caption += f" by {', '.join(self.by)}"
+        return html_table(self._shown(), caption, self.notes)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -214,6 +252,12 @@ class Comparison:
     the other fields record the test, the correction, the interval method, the seed
     and which randomization p-values were exact, so they survive ``to_frame()`` +
     ``pd.concat`` as columns.
+
+    With segment columns (``by``, from a per-query table of ``rankviz.evaluate(..., by=...,
+    per_query=True)``) the table has one row per system x segment x measure, the segment
+    columns after ``baseline``, the correction applied once over every row, and
+    ``heterogeneity`` holds, per system x measure, the permutation test of whether the
+    difference varies across segments (:func:`rankviz.stats.segments.heterogeneity`).
     """
 
     table: pd.DataFrame
@@ -226,6 +270,8 @@ class Comparison:
     rng: int | None
     exact_randomization: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    by: tuple[str, ...] = ()
+    heterogeneity: pd.DataFrame | None = None
 
     #: what a reader needs first: who, on what, by how much (with its interval), how sure, how big, how often
     KEY_COLUMNS = (
@@ -245,7 +291,8 @@ class Comparison:
     @property
     def key_columns(self) -> pd.DataFrame:
         """The table's :attr:`KEY_COLUMNS` only (a copy): what the notebook view shows first."""
-        return self.table[[c for c in self.KEY_COLUMNS if c in self.table.columns]].copy()
+        key = ("system", *self.by, *self.KEY_COLUMNS[1:])
+        return self.table[[c for c in key if c in self.table.columns]].copy()
 
     def to_frame(self, *, all_columns: bool = True) -> pd.DataFrame:
         """The table, with ``test``, ``correction`` and ``confidence_level`` columns added (a copy).
@@ -259,18 +306,25 @@ class Comparison:
         return len(self.table)
 
     def __repr__(self) -> str:
+        segments = f" by {', '.join(self.by)}" if self.by else ""
         head = (
-            f"Comparison against {self.baseline!r}: {self.test} test, correction={self.correction}, "
+            f"Comparison against {self.baseline!r}{segments}: {self.test} test, correction={self.correction}, "
             f"{self.confidence_level:.0%} {self.method} interval of the difference, rng={self.rng}"
         )
-        shown = self.table[["system", "measure", "difference", "ci_low", "ci_high", "p_value", "p_corrected"]]
+        shown = self.table[["system", *self.by, "measure", "difference", "ci_low", "ci_high", "p_value", "p_corrected"]]
         with pd.option_context("display.width", 120):
-            return f"{head}\n{shown.round(4).to_string(index=False)}"
+            text = f"{head}\n{shown.round(4).to_string(index=False)}"
+            if self.heterogeneity is not None and not self.heterogeneity.empty:
+                varies = self.heterogeneity[["system", "measure", "n_segments", "statistic", "p_value"]]
+                text += f"\n{_VARIES}\n{varies.round(4).to_string(index=False)}"
+            return text
 
     def _repr_html_(self) -> str:
         """The key columns (interval and wins/ties/losses one cell each), every column in a closed <details>."""
+        segments = f" by {', '.join(self.by)}" if self.by else ""
         caption = (
-            f"Paired comparison against {html.escape(self.baseline)}: {self.test} test, correction {self.correction}, "
+            f"Paired comparison against {html.escape(self.baseline)}{html.escape(segments)}: {self.test} test, "
+            f"correction {self.correction}, "
             f"{self.confidence_level:.0%} {self.method} interval of the difference (system &minus; baseline)"
         )
         key = formatted(self.key_columns)
@@ -278,6 +332,7 @@ class Comparison:
         shown = pd.DataFrame(
             {
                 "system": key["system"],
+                **{name: key[name] for name in self.by},
                 "measure": key["measure"],
                 "difference": key["difference"],
                 level: "[" + key["ci_low"] + ", " + key["ci_high"] + "]",
@@ -287,13 +342,19 @@ class Comparison:
                 "wins / ties / losses": key["wins"] + " / " + key["ties"] + " / " + key["losses"],
             }
         )
-        others = [c for c in self.table.columns if c not in self.KEY_COLUMNS]
-        rest = html_table(self.table[["system", "measure", *others]])
+        others = [c for c in self.table.columns if c not in self.KEY_COLUMNS and c not in self.by]
+        rest = html_table(self.table[["system", *self.by, "measure", *others]])
         details = (
             f"<details><summary>the other columns ({', '.join(map(html.escape, others))}); every column: "
             f"<code>.table</code> or <code>.to_frame()</code></summary>{rest}</details>"
         )
+        if self.heterogeneity is not None and not self.heterogeneity.empty:
+            details += html_table(self.heterogeneity, _VARIES)
         return html_table(shown, caption, self.notes, escape_caption=False)[: -len("</div>")] + details + "</div>"
+
+
+#: the heading of a segmented comparison's heterogeneity table
+_VARIES = "Does the difference vary across segments? (permutation test)"
 
 
 def _is_count(name, values: pd.Series) -> bool:

@@ -1,235 +1,88 @@
-"""Statistics per segment of the queries: intervals, paired comparisons, and whether a difference varies.
+"""Segments of a per-query table: which columns they are, their order, and whether a difference varies.
 
-A *segmented* per-query table is a per-query table with one or several segment columns (what
-``rankviz.evaluate(..., by=..., per_query=True)`` returns). The statistics of one segment are
-exactly those of the unsliced function on that segment's rows:
+A *segmented* per-query table is a per-query table with one or several segment columns, named in
+``table.attrs["rankviz"]["by"]`` (what ``rankviz.evaluate(..., by=..., per_query=True)`` returns).
+Every statistic groups by them and returns its usual type with a segment level; the statistics of
+one segment are exactly those of the unsegmented function on that segment's rows:
 
-- :func:`bootstrap_by_of`: :func:`~rankviz.stats.intervals.bootstrap_of` on each segment (BCa by
-  default; the zero-heavy warning of ``docs/statistics.md`` fires per segment), beside the mean,
-  ``n`` and zero share of a pandas groupby;
-- :func:`compare_by_of`: :func:`~rankviz.stats.paired.compare_of` on each segment (the paired
-  t-interval and the randomization test by default), the multiple-comparison correction then
+- :func:`rankviz.stats.bootstrap`: a :class:`~rankviz.stats.BootstrapResults` whose results carry
+  their segment (BCa by default; the zero-heavy warning of ``docs/statistics.md`` fires per segment),
+  the mean and zero share those of a pandas groupby;
+- :func:`rankviz.stats.compare`: a :class:`~rankviz.stats.Comparison` with the segment columns
+  (the paired t-interval and the randomization test by default), the multiple-comparison correction
   applied once over every system x segment x measure of the call; and per system x measure a test
   of whether the difference varies across segments (:func:`heterogeneity`).
 
 A system's resamples depend only on the seed and its query ids (:func:`~rankviz.stats.resampling.query_stream`),
-so a segment's interval is the same in the sliced call as in the unsliced call on its queries.
+so a segment's interval is the same in the segmented call as in the unsegmented call on its queries.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
-from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from .._errors import DegenerateDataWarning, InputError
-from .inference import benjamini_hochberg_kept_nan, holm_kept_nan, warn_notes, wilson_interval
-from .intervals import bootstrap_of
+from .._errors import DegenerateDataWarning
 from .options import StatsOptions
-from .paired import compare_of
 from .resampling import query_stream
-from .results import html_table
 
-__all__ = ["Slices", "bootstrap_by_of", "compare_by_of", "heterogeneity"]
+__all__ = ["segment_columns", "with_categories", "segment_label", "quietly", "segment_order", "heterogeneity"]
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
-class Slices:
-    """Per-segment statistics of one call (``bootstrap(..., by=)`` or ``compare(..., by=)``).
+def segment_columns(table) -> list[str]:
+    """The segment columns a per-query table carries: those of ``attrs["rankviz"]["by"]`` it still has.
 
-    Attributes
-    ----------
-    table : DataFrame
-        One row per system x segment x measure (see :func:`bootstrap_by_of`, :func:`compare_by_of`).
-    by : tuple of str
-        The segment columns.
-    kind : {'bootstrap', 'compare'}
-    heterogeneity : DataFrame or None
-        ``compare`` only: per system x measure, the permutation test of whether the difference
-        varies across segments (:func:`heterogeneity`).
-    baseline, test, correction, method, confidence_level, n_resamples, rng, notes
-        How it was computed (as :class:`~rankviz.stats.Comparison` records them).
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"query_id": ["q1", "q2"], "area": ["faq", "docs"], "RR@10": [1.0, 0.5]})
+    >>> segment_columns(table)
+    []
+    >>> table.attrs["rankviz"] = {"by": ["area", "dropped"]}
+    >>> segment_columns(table)
+    ['area']
     """
-
-    table: pd.DataFrame
-    by: tuple[str, ...]
-    kind: str
-    method: str
-    confidence_level: float
-    n_resamples: int
-    rng: int | None
-    baseline: str | None = None
-    test: str | None = None
-    correction: str | None = None
-    heterogeneity: pd.DataFrame | None = None
-    notes: tuple[str, ...] = ()
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-segment table (a copy)."""
-        return self.table.copy()
-
-    def __len__(self) -> int:
-        return len(self.table)
-
-    def _head(self) -> str:
-        segments = ", ".join(self.by)
-        if self.kind == "compare":
-            return (
-                f"Per-segment comparison against {self.baseline!r} by {segments}: {self.test} test, correction="
-                f"{self.correction} over {len(self.table)} system x segment x measure rows, "
-                f"{self.confidence_level:.0%} {self.method} interval, rng={self.rng}"
-            )
-        return f"Per-segment {self.confidence_level:.0%} {self.method} intervals by {segments}, rng={self.rng}"
-
-    def _shown(self) -> pd.DataFrame:
-        if self.kind == "compare":
-            columns = ["system", *self.by, "measure", "n_queries", "difference", "ci_low", "ci_high", "p_corrected"]
-        else:
-            columns = ["system", *self.by, "measure", "n", "mean", "ci_low", "ci_high", "zero_share"]
-        return self.table[columns]
-
-    def __repr__(self) -> str:
-        text = f"{self._head()}\n{self._shown().round(4).to_string(index=False)}"
-        if self.heterogeneity is not None:
-            shown = self.heterogeneity[["system", "measure", "n_segments", "statistic", "p_value"]]
-            text += f"\nDoes the difference vary across segments? (permutation test)\n{shown.round(4).to_string(index=False)}"
-        return text
-
-    def _repr_html_(self) -> str:
-        body = html_table(self._shown(), self._head(), self.notes)
-        if self.heterogeneity is not None:
-            body += html_table(self.heterogeneity, "Does the difference vary across segments? (permutation test)")
-        return body
+    attrs = getattr(table, "attrs", None)
+    meta = attrs.get("rankviz") if isinstance(attrs, dict) else None
+    by = meta.get("by") if isinstance(meta, dict) else None
+    if not isinstance(by, (list, tuple)) or not isinstance(table, pd.DataFrame):
+        return []
+    return [b for b in by if isinstance(b, str) and b in table.columns]
 
 
-def _segments(table: pd.DataFrame, by, caller: str) -> list[str]:
-    by = [by] if isinstance(by, str) else list(by)
-    absent = [b for b in by if b not in table.columns]
-    if absent:
-        raise InputError(f"{caller}: the per-query table has no segment column {absent[0]!r}.")
-    return by
+def with_categories(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """``table`` with every segment column categorical (a column that is not one gets its sorted values)."""
+    plain = [b for b in by if not isinstance(table[b].dtype, pd.CategoricalDtype)]
+    if not plain:
+        return table
+    return table.assign(**{b: pd.Categorical(table[b]) for b in plain})
 
 
-def _quiet(func, *args, **kwargs):
+def segment_label(by, key) -> str:
+    """``"a=x, b=y"``: a segment named in notes."""
+    key = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{b}={k}" for b, k in zip(by, key))
+
+
+def quietly(func, *args, **kwargs):
     """Call a statistic with its DegenerateDataWarning held back (the notes are gathered and said once)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         return func(*args, **kwargs)
 
 
-def _label(by, key) -> str:
-    key = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"{b}={k}" for b, k in zip(by, key))
+def segment_order(systems: list[str], frame: pd.DataFrame, by: list[str], names: list[str]):
+    """Sort key of a (system, segment values, measure) row: system as given, segment in category order, measure as asked."""
+    position = {s: i for i, s in enumerate(systems)}
+    codes = [{c: i for i, c in enumerate(frame[b].cat.categories)} for b in by]
 
+    def key(system, segment, measure) -> tuple:
+        return (position[system], *(c[v] for c, v in zip(codes, segment)), names.index(measure))
 
-def bootstrap_by_of(table: pd.DataFrame, names: list[str], by, cfg: StatsOptions, caller: str = "bootstrap") -> Slices:
-    """Bootstrap intervals per segment: :func:`bootstrap_of` on each segment's rows.
-
-    The table has ``system``, the segment columns, ``measure``, ``n``, ``mean`` and
-    ``zero_share`` (a pandas groupby of the per-query table), ``ci_low``/``ci_high``,
-    ``method`` (BCa, or percentile where BCa is undefined), ``standard_error`` and the zero
-    share's Wilson interval ``zero_share_ci_low``/``zero_share_ci_high``.
-    """
-    by = _segments(table, by, caller)
-    frame = table if "system" in table.columns else table.assign(system="run")
-    keys = [frame["system"].astype(str), *[frame[b] for b in by]]
-    means = frame[names].groupby(keys, observed=True).mean()  # the groupby a user writes, to the last bit
-    zeros = frame[names].eq(0).groupby(keys, observed=True).sum()
-    rows, notes = [], []
-    for key, part in frame.groupby(by, sort=True, observed=True):
-        results = _quiet(bootstrap_of, part.drop(columns=by), names, cfg, caller)
-        notes += [f"{_label(by, key)}: {n}" for n in results.notes]
-        key = key if isinstance(key, tuple) else (key,)
-        for r in results:
-            cell, n = (r.system, *key), r.n_queries
-            zero_ci = wilson_interval(int(cast(float, zeros.at[cell, r.measure])), n, cfg.level)
-            rows.append(
-                {
-                    "system": r.system,
-                    **dict(zip(by, key)),
-                    "measure": r.measure,
-                    "n": n,
-                    "mean": means.at[cell, r.measure],
-                    "zero_share": zeros.at[cell, r.measure] / n,
-                    "ci_low": r.confidence_interval.low,
-                    "ci_high": r.confidence_interval.high,
-                    "method": r.method,
-                    "standard_error": r.standard_error,
-                    "zero_share_ci_low": zero_ci.low,
-                    "zero_share_ci_high": zero_ci.high,
-                }  # fmt: skip
-            )
-    result = _ordered(pd.DataFrame(rows), frame, by, names)
-    warn_notes(notes, caller)
-    return Slices(result, tuple(by), "bootstrap", cfg.method, cfg.level, cfg.n_resamples, cfg.seed,
-                  notes=tuple(dict.fromkeys(notes)))  # fmt: skip
-
-
-def _ordered(result: pd.DataFrame, frame: pd.DataFrame, by, names) -> pd.DataFrame:
-    """Rows by system (in the table's order), segment (in category order), measure (as asked)."""
-    systems = {s: i for i, s in enumerate(dict.fromkeys(frame["system"].astype(str)))}
-    for b in by:
-        result[b] = pd.Categorical(result[b], categories=frame[b].cat.categories, ordered=True)
-    order = pd.DataFrame({"s": result["system"].map(systems), "m": result["measure"].map(names.index)})
-    keys = [order["s"], *[result[b].cat.codes for b in by], order["m"]]
-    position = np.lexsort([k.to_numpy() for k in keys[::-1]])
-    return result.iloc[position].reset_index(drop=True)
-
-
-def compare_by_of(
-    table: pd.DataFrame, *, baseline, names: list[str], by, test, correction, cfg: StatsOptions, caller="compare"
-) -> Slices:
-    """Paired comparisons per segment: :func:`compare_of` on each segment's queries, corrected once over all.
-
-    A query's segment is the baseline's (so a per-system attribute such as ``first_hit`` slices each
-    pair by the baseline's value). The table has ``system``, ``baseline``, the segment columns,
-    ``measure`` and every column of :func:`rankviz.stats.compare`; ``p_value`` and the interval are
-    those of ``compare`` on the segment's queries; ``p_corrected`` is ``correction`` (Holm or
-    Benjamini-Hochberg) over every system x segment x measure row of the call.
-    """
-    by = _segments(table, by, caller)
-    if "system" not in table.columns:
-        raise InputError(f"{caller} needs several systems: a per-query table with a 'system' column.")
-    baseline = str(baseline)
-    base_rows = table[table["system"].astype(str) == baseline]
-    if base_rows.empty:
-        systems = ", ".join(map(repr, dict.fromkeys(table["system"].astype(str))))
-        raise InputError(f"{caller}: unknown baseline {baseline!r}; the systems are {systems}.")
-    segment_of = base_rows.set_index(base_rows["query_id"].astype(str))[by]
-    ids = table["query_id"].astype(str)
-    frame = table.assign(
-        **{b: pd.Categorical(ids.map(segment_of[b].astype(object)), categories=table[b].cat.categories, ordered=True)
-           for b in by}
-    )  # fmt: skip
-    frame = frame[frame[by].notna().all(axis=1)]
-    rows, notes = [], []
-    for key, part in frame.groupby(by, sort=True, observed=True):
-        if part["system"].nunique() < 2:
-            continue
-        result = _quiet(compare_of, part.drop(columns=by), baseline=baseline, measures=names, test=test,
-                        correction=None, cfg=cfg, caller=caller)  # fmt: skip
-        notes += [f"{_label(by, key)}: {n}" for n in result.notes]
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append(result.table.assign(**dict(zip(by, key))))
-    if not rows:
-        raise InputError(f"{caller}: no segment holds the baseline and another system.")
-    result = pd.concat(rows, ignore_index=True)
-    p = result["p_value"].to_numpy()
-    result["p_corrected"] = (
-        holm_kept_nan(p) if correction == "holm" else benjamini_hochberg_kept_nan(p) if correction == "bh" else p
-    )
-    result = _ordered(result, frame, by, names)
-    front = ["system", "baseline", *by, "measure"]
-    result = result[front + [c for c in result.columns if c not in front]]
-    varies = heterogeneity(frame, baseline=baseline, names=names, by=by, cfg=cfg)
-    warn_notes(notes, caller)
-    return Slices(result, tuple(by), "compare", cfg.method, cfg.level, cfg.n_resamples, cfg.seed,
-                  baseline=baseline, test=test, correction=correction, heterogeneity=varies,
-                  notes=tuple(dict.fromkeys(notes)))  # fmt: skip
+    return key
 
 
 def heterogeneity(frame: pd.DataFrame, *, baseline: str, names: list[str], by, cfg: StatsOptions) -> pd.DataFrame:

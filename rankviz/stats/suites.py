@@ -153,8 +153,25 @@ def _dataset_weights(n_datasets: int, n_resamples: int, entropy: tuple[int, ...]
 class SuiteIntervals:
     """Means of a suite with percentile bootstrap intervals: per dataset, the macro and query-weighted averages.
 
-    ``to_frame()`` has one row per measure x system x dataset (the averages are rows whose dataset is
-    :data:`MACRO` or :data:`WEIGHTED`); ``level`` says which question the averages' intervals answer.
+    Parameters
+    ----------
+    table : DataFrame
+        What :meth:`to_frame` returns: a row per measure x system x dataset (averages: :data:`MACRO`, :data:`WEIGHTED`).
+    level : {'queries', 'datasets'}
+        The bootstrap behind the averages' intervals (see :attr:`question`).
+    confidence_level : float
+        The intervals' level (0.95 for 95%).
+    n_resamples : int
+        Bootstrap resamples behind each interval.
+    notes : tuple of str
+        Caveats shown with the result.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"dataset": list("aabb"), "query_id": list("xyxy"), "RR@10": [1.0, 0.5, 0.0, 1.0]})
+    >>> rankviz.stats.suite_intervals(table, "RR@10", n_resamples=100).level
+    'queries'
     """
 
     table: pd.DataFrame
@@ -286,10 +303,31 @@ def suite_intervals(
 class MetaAnalysis:
     """A random-effects meta-analysis of one system's paired difference from a baseline, across datasets.
 
-    ``per_dataset`` has one row per dataset (difference, its standard error and interval, n_queries,
-    weight); ``estimate``/``confidence_interval`` are the pooled difference, ``tau2`` the between-dataset
-    variance (DerSimonian-Laird), ``i2`` the share of the spread that is between datasets, and
-    ``prediction_interval`` where the difference on a new dataset would fall.
+    Parameters
+    ----------
+    system, baseline, measure : str
+        What is compared: ``system - baseline`` on ``measure``.
+    per_dataset : DataFrame
+        One row per dataset: difference, its standard error and interval, n_queries, weight.
+    estimate, standard_error : float
+        The pooled difference and its standard error.
+    tau2, i2, q : float
+        The between-dataset variance (DerSimonian-Laird), its share of the spread (I^2), Cochran's Q.
+    confidence_interval, prediction_interval : ConfidenceInterval
+        The pooled difference's interval, and where the difference on a new dataset would fall.
+    confidence_level : float
+        The level of both intervals.
+    method : str
+        How tau^2 and the interval were computed.
+    notes : tuple of str
+        Caveats shown with the result.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankviz
+    >>> table = pd.DataFrame({"dataset": list("aaaabbbbcccc"), "system": ["new", "base"] * 6, "query_id": list("xxyy") * 3, "P@1": [1.0, 0.0, 1.0, 0.5, 1.0, 0.0, 0.5, 0.5, 1.0, 0.5, 1.0, 0.0]})
+    >>> rankviz.stats.meta_analysis(table, "new", "base", "P@1").per_dataset["dataset"].tolist()
+    ['a', 'b', 'c']
     """
 
     system: str

@@ -27,7 +27,30 @@ NO_BASELINE = "(none)"
 
 
 class Explorer(w.VBox):
-    """The widget returned by :func:`explore`; see there."""
+    """The widget returned by :func:`explore`; see there.
+
+    Parameters
+    ----------
+    model : ExplorerModel
+        The run, qrels, texts and measures the widget shows.
+    system : str, optional
+        The system shown first (required when the run has several).
+    baseline : str, optional
+        A system shown beside it.
+    judging : ExplorerJudging, optional
+        Grading from the table into a label store; None: the explorer does not judge.
+    stages : StageView, optional
+        A pipeline's stages for the selected query; None: no stage view.
+
+    Examples
+    --------
+    >>> from rankviz.datasets import load_example
+    >>> from rankviz.widgets import Explorer, ExplorerModel
+    >>> run, qrels, queries = load_example()
+    >>> ui = Explorer(ExplorerModel(run, qrels, queries=queries), system="bm25", baseline="rrf")
+    >>> ui.system.value, ui.baseline.value
+    ('bm25', 'rrf')
+    """
 
     def __init__(
         self,
@@ -117,6 +140,24 @@ class Explorer(w.VBox):
         The selected query comes first, then the next ones of the list (worst first);
         clicking one in the page shows its measures and ranked list, *next failure*
         steps through those with RR@k = 0. Nothing is computed in the page.
+
+        Parameters
+        ----------
+        n_queries : int, default 10
+            Queries readable in the page, from the selected one on.
+
+        Returns
+        -------
+        str
+            An HTML fragment (no kernel needed to show it).
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> ui = rankviz.widgets.explore(run, qrels, queries=queries, system="bm25")
+        >>> ui.snapshot_html(n_queries=2).startswith("<div")
+        True
         """
         m, system, k = self.model, self.selected_system, self.k.value
         listed = m.worst_first(system, k, self.order.value, self.search.value)
@@ -212,7 +253,22 @@ class Explorer(w.VBox):
         self.show_next_failure()
 
     def show_next_failure(self) -> str | None:
-        """Select the next query with ``RR@k = 0`` in the listed order; return its id (None if none)."""
+        """Select the next query with ``RR@k = 0`` in the listed order; return its id (None if none).
+
+        Returns
+        -------
+        str or None
+            The query now selected.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> ui = rankviz.widgets.explore(run, qrels, queries=queries, system="bm25")
+        >>> qid = ui.show_next_failure()
+        >>> qid == ui.query.value, ui.model.query_measures("bm25", qid, ui.k.value)[f"RR@{ui.k.value}"]
+        (True, 0.0)
+        """
         m, k = self.model, self.k.value
         nxt = m.next_failure(
             self.selected_system, k, after=self.query.value, order=self.order.value, search=self.search.value
@@ -228,11 +284,30 @@ class Explorer(w.VBox):
     def judge(self, doc_id, grade) -> None:
         """Grade a document of the selected query's list (as a click on a grade button does): stored, then shown.
 
+        Parameters
+        ----------
+        doc_id : str
+            A document of the list shown.
+        grade : int
+            A grade on the store's scale.
+
         Raises
         ------
         rankviz.InputError
             Without ``store=``, with no query selected, for a grade off the scale or a
             document that is not in the list shown.
+
+        Examples
+        --------
+        >>> import os, tempfile, rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> store = rankviz.labels.LabelStore(os.path.join(tempfile.mkdtemp(), "labels.sqlite"))
+        >>> ui = rankviz.widgets.explore(run, qrels, system="bm25", store=store, annotator="me")
+        >>> ui.select("q0001")
+        >>> doc = ui.model.ranked("bm25", "q0001")["doc_id"].iloc[0]
+        >>> ui.judge(doc, 2)
+        >>> store.grade("q0001", doc, annotator="me")
+        2
         """
         if self.judging is None or self.judge_row is None:
             raise InputError("explore: this explorer has no label store; pass store= and annotator= to judge.")
@@ -250,7 +325,22 @@ class Explorer(w.VBox):
                 self.judge_row.say(str(error), error=True)
 
     def select(self, query_id) -> None:
-        """Show a query (clearing the search filter if it hides it)."""
+        """Show a query (clearing the search filter if it hides it).
+
+        Parameters
+        ----------
+        query_id : str
+            A query evaluated for the run.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> ui = rankviz.widgets.explore(run, qrels, queries=queries, system="bm25")
+        >>> ui.select("q0001")
+        >>> ui.query.value
+        'q0001'
+        """
         ids = [qid for _, qid in self.query.options]
         if str(query_id) not in ids:
             self.search.value = ""

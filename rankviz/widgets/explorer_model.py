@@ -235,7 +235,28 @@ class ExplorerModel:
         return str(system)
 
     def per_query(self, system, k: int) -> pd.DataFrame:
-        """Per-query measures of one system at cutoff ``k`` (a new frame: ``query_id`` and measures)."""
+        """Per-query measures of one system at cutoff ``k`` (a new frame: ``query_id`` and measures).
+
+        Parameters
+        ----------
+        system : str or None
+            A system of the run (None: the first, or the run without systems).
+        k : int
+            The cutoff.
+
+        Returns
+        -------
+        DataFrame
+            One row per evaluated query, a column per measure of :meth:`display_names`.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> model = rankviz.widgets.ExplorerModel(run, qrels, queries=queries)
+        >>> len(model.per_query("bm25", 10)), model.per_query("bm25", 10).columns[1]
+        (600, 'RR@10')
+        """
         system = self.check_system(system)
         table = self._table(k)
         if system is not None:
@@ -306,7 +327,30 @@ class ExplorerModel:
         return None  # pragma: no cover - failures.any() guarantees a hit
 
     def query_measures(self, system, query_id, k: int) -> dict[str, float]:
-        """The measures of one query at cutoff ``k``, keyed by canonical name."""
+        """The measures of one query at cutoff ``k``, keyed by canonical name.
+
+        Parameters
+        ----------
+        system : str or None
+            A system of the run (None: the first, or the run without systems).
+        query_id : str
+            The query.
+        k : int
+            The cutoff.
+
+        Returns
+        -------
+        dict
+            ``{name: value}`` for each measure of :meth:`display_names`.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> model = rankviz.widgets.ExplorerModel(run, qrels, queries=queries)
+        >>> model.query_measures("bm25", "q0001", 10)["P@10"]
+        0.1
+        """
         table = self.per_query(system, k)
         row = table[table["query_id"] == str(query_id)]
         if row.empty:
@@ -316,7 +360,28 @@ class ExplorerModel:
         return {name: float(row[name].iloc[0]) for name in self.display_names(k)}
 
     def system_means(self, system, k: int) -> dict[str, float]:
-        """The system's mean of each measure of :meth:`display_names` at cutoff ``k``."""
+        """The system's mean of each measure of :meth:`display_names` at cutoff ``k``.
+
+        Parameters
+        ----------
+        system : str or None
+            A system of the run (None: the first, or the run without systems).
+        k : int
+            The cutoff.
+
+        Returns
+        -------
+        dict
+            ``{name: mean}`` for each measure of :meth:`display_names`.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> model = rankviz.widgets.ExplorerModel(run, qrels, queries=queries)
+        >>> round(model.system_means("bm25", 10)["RR@10"], 4)
+        0.5557
+        """
         names = self.display_names(k)
         return {str(name): float(value) for name, value in self.per_query(system, k)[names].mean().items()}
 
@@ -343,11 +408,55 @@ class ExplorerModel:
 
     # -- ranked lists ----------------------------------------------------------------------
     def ranked(self, system, query_id) -> pd.DataFrame:
-        """The whole ranked list of one query (see :func:`rankviz.ranked_list`) with document columns."""
+        """The whole ranked list of one query (see :func:`rankviz.ranked_list`) with document columns.
+
+        Parameters
+        ----------
+        system : str or None
+            A system of the run (None: the first, or the run without systems).
+        query_id : str
+            The query.
+
+        Returns
+        -------
+        DataFrame
+            ``rank``, ``doc_id``, ``score``, ``relevance``, ``relevant``, ``tied`` and the document columns.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> model = rankviz.widgets.ExplorerModel(run, qrels, queries=queries)
+        >>> len(model.ranked("bm25", "q0001"))
+        100
+        """
         return self._lists.get(self.check_system(system), query_id)
 
     def top(self, system, query_id, k: int) -> pd.DataFrame:
-        """The first ``k`` rows of :meth:`ranked`: what the explorer's table shows."""
+        """The first ``k`` rows of :meth:`ranked`: what the explorer's table shows.
+
+        Parameters
+        ----------
+        system : str or None
+            A system of the run (None: the first, or the run without systems).
+        query_id : str
+            The query.
+        k : int
+            How many rows.
+
+        Returns
+        -------
+        DataFrame
+            The first ``k`` rows of :meth:`ranked`.
+
+        Examples
+        --------
+        >>> import rankviz
+        >>> run, qrels, queries = rankviz.datasets.load_example()
+        >>> model = rankviz.widgets.ExplorerModel(run, qrels, queries=queries)
+        >>> model.top("bm25", "q0001", 2)["doc_id"].tolist()
+        ['pickle.UnpicklingError', 'base64.b16decode']
+        """
         return self.ranked(system, query_id).head(check_cutoff(k, "explore", allow_none=False))
 
     def first_relevant(self, system, query_id) -> int | None:

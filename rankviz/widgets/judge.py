@@ -111,14 +111,45 @@ class JudgeModel:
 
     # -- the queue -------------------------------------------------------------------------
     def systems(self) -> list[str]:
-        """The systems named in the todo's ``systems`` column."""
+        """The systems named in the todo's ``systems`` column.
+
+        Returns
+        -------
+        list of str
+            Sorted; empty without a ``systems`` column.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.systems()
+        ['bm25', 'dense']
+        """
         return sorted({s.strip() for cell in self.items["systems"] for s in cell.split(",") if s.strip()})
 
     def query_ids(self) -> list[str]:
+        """The todo's query ids, in first-seen order."""
         return list(dict.fromkeys(self.items["query_id"]))
 
     def set_filter(self, *, query=None, system=None) -> None:
-        """Judge only one query's pairs, or only those a system retrieved (None: all)."""
+        """Judge only one query's pairs, or only those a system retrieved (None: all).
+
+        Parameters
+        ----------
+        query : str, optional
+            Only this query's pairs.
+        system : str, optional
+            Only the pairs this system retrieved.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.set_filter(system="dense"); model.current()["doc_id"], model.progress()["total"]
+        ('b', 2)
+        """
         if query is not None and str(query) not in set(self.items["query_id"]):
             raise InputError(f"judge: query {query!r} has nothing to judge; it is not in the todo list.")
         if system is not None and str(system) not in self.systems():
@@ -147,7 +178,21 @@ class JudgeModel:
         return order
 
     def current(self) -> dict | None:
-        """The pair to judge now: ``query_id``, ``doc_id``, ``query_text``, ``title``, ``text``, ``systems`` (None when done)."""
+        """The pair to judge now: ``query_id``, ``doc_id``, ``query_text``, ``title``, ``text``, ``systems`` (None when done).
+
+        Returns
+        -------
+        dict or None
+            The pair and its texts, or None when every pair in scope is judged.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.current()["doc_id"]
+        'a'
+        """
         pending = self._pending()
         if not pending:
             return None
@@ -163,7 +208,22 @@ class JudgeModel:
 
     # -- actions ---------------------------------------------------------------------------
     def judge(self, grade) -> None:
-        """Give the current pair ``grade``: committed to the store before this returns, then the next pair."""
+        """Give the current pair ``grade``: committed to the store before this returns, then the next pair.
+
+        Parameters
+        ----------
+        grade : int
+            A grade on the scale.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.judge(2)
+        >>> model.store.grade("q1", "a", annotator="me"), model.current()["doc_id"]
+        (2, 'b')
+        """
         item = self.current()
         if item is None:
             raise InputError("judge: nothing left to judge with these filters.")
@@ -186,7 +246,21 @@ class JudgeModel:
             self._front = None
 
     def undo(self) -> str | None:
-        """Take back the last judgement (the store gets the grade before it, or the withdrawal) or skip; it becomes current."""
+        """Take back the last judgement (the store gets the grade before it, or the withdrawal) or skip; it becomes current.
+
+        Returns
+        -------
+        str or None
+            What was undone, in words (None when there was nothing to undo).
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.judge(2); model.undo()
+        'undid the judgement of a for q1'
+        """
         if not self._undo:
             return None
         action, pair, before = self._undo.pop()
@@ -205,7 +279,21 @@ class JudgeModel:
 
     # -- progress --------------------------------------------------------------------------
     def per_query(self) -> list[dict]:
-        """Per query in scope: ``query_id``, ``judged``, ``total``."""
+        """Per query in scope: ``query_id``, ``judged``, ``total``.
+
+        Returns
+        -------
+        list of dict
+            One dict per query, in the todo's order.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.per_query()
+        [{'query_id': 'q1', 'judged': 0, 'total': 2}, {'query_id': 'q2', 'judged': 0, 'total': 1}]
+        """
         scope = self._in_scope()
         done = [(q, d) in self._judged for q, d in zip(scope["query_id"], scope["doc_id"])]
         table = pd.DataFrame({"query_id": scope["query_id"].to_numpy(), "judged": done})
@@ -213,7 +301,21 @@ class JudgeModel:
         return [{"query_id": q, "judged": int(r["sum"]), "total": int(r["size"])} for q, r in grouped.iterrows()]
 
     def progress(self) -> dict:
-        """``judged`` and ``total`` pairs, and ``queries_done`` of ``queries``, within the filters."""
+        """``judged`` and ``total`` pairs, and ``queries_done`` of ``queries``, within the filters.
+
+        Returns
+        -------
+        dict
+            ``judged``, ``total``, ``queries_done`` and ``queries``.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, rankviz
+        >>> todo = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "systems": ["bm25", "bm25, dense", "dense"]})
+        >>> model = rankviz.widgets.JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me")
+        >>> model.progress()
+        {'judged': 0, 'total': 3, 'queries_done': 0, 'queries': 2}
+        """
         rows = self.per_query()
         return {
             "judged": sum(r["judged"] for r in rows), "total": sum(r["total"] for r in rows),
@@ -222,7 +324,23 @@ class JudgeModel:
 
 
 class Judge(w.VBox):
-    """The judging widget over a :class:`JudgeModel` (see :func:`judge`)."""
+    """The judging widget over a :class:`JudgeModel` (see :func:`judge`).
+
+    Parameters
+    ----------
+    model : JudgeModel
+        The pairs to grade and the store the grades go to.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd
+    >>> from rankviz.widgets import Judge, JudgeModel
+    >>> todo = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"]})
+    >>> ui = Judge(JudgeModel(todo, os.path.join(tempfile.mkdtemp(), "labels.sqlite"), annotator="me"))
+    >>> ui.grade_buttons[1].click()
+    >>> ui.model.current()["doc_id"]
+    'b'
+    """
 
     def __init__(self, model: JudgeModel):
         self.model = model

@@ -121,11 +121,41 @@ class PlaygroundModel:
         return self._check_at_most_n(check_int(rank, "rank", "PlaygroundModel", low=1), "rank")
 
     def set_relevant(self, rank: int, relevant: bool = True) -> None:
-        """Mark the result at ``rank`` (1-based) relevant or not."""
+        """Mark the result at ``rank`` (1-based) relevant or not.
+
+        Parameters
+        ----------
+        rank : int
+            The rank, from 1 to ``n``.
+        relevant : bool, default True
+            Relevant or not.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> model = PlaygroundModel(n=4, relevant=[2], k=3)
+        >>> model.set_relevant(1)
+        >>> model.relevant_ranks
+        [1, 2]
+        """
         self.relevance[self._check_rank(rank) - 1] = bool(relevant)
 
     def toggle(self, rank: int) -> None:
-        """Flip the relevance of the result at ``rank`` (1-based)."""
+        """Flip the relevance of the result at ``rank`` (1-based).
+
+        Parameters
+        ----------
+        rank : int
+            The rank, from 1 to ``n``.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> model = PlaygroundModel(n=4, relevant=[2], k=3)
+        >>> model.toggle(2)
+        >>> model.relevant_ranks
+        []
+        """
         rank = self._check_rank(rank)
         self.relevance[rank - 1] = not self.relevance[rank - 1]
 
@@ -141,7 +171,20 @@ class PlaygroundModel:
 
     # -- numbers ---------------------------------------------------------------------
     def measure_names(self) -> list[str]:
-        """Canonical names of the measures shown, in display order (one per family of :attr:`FAMILIES`)."""
+        """Canonical names of the measures shown, in display order (one per family of :attr:`FAMILIES`).
+
+        Returns
+        -------
+        list of str
+            RR, Success, P and R at ``k``, AP, and nDCG at ``k``.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> model = PlaygroundModel(n=4, relevant=[2], k=3)
+        >>> model.measure_names()
+        ['RR@3', 'Success@3', 'P@3', 'R@3', 'AP', 'nDCG@3']
+        """
         k = self.k
         return [f"RR@{k}", f"Success@{k}", f"P@{k}", f"R@{k}", "AP", f"nDCG@{k}"]
 
@@ -152,6 +195,13 @@ class PlaygroundModel:
         -------
         dict
             ``{"RR@k": ..., "Success@k": ..., "P@k": ..., "R@k": ..., "AP": ..., "nDCG@k": ...}``.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> model = PlaygroundModel(n=4, relevant=[2], k=3)
+        >>> model.measures()["RR@3"], model.measures()["P@3"] == 1 / 3
+        (0.5, True)
         """
         frame = pd.DataFrame(
             {"query": ["playground"], "relevance": [list(self.relevance)], "n_relevant": [self.n_relevant]}
@@ -176,6 +226,12 @@ class PlaygroundModel:
             relevant), ``values`` (per state, the measures in :meth:`measure_names`
             order), ``counts`` (per state: R, relevant in the list, missed) and
             ``sentences`` (per state, :meth:`explanation`).
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> sorted(PlaygroundModel(n=4, relevant=[2]).toggle_states())
+        ['counts', 'mask', 'sentences', 'values']
         """
         if self.n > self.MAX_STATES_N:
             return None
@@ -203,7 +259,20 @@ class PlaygroundModel:
         }
 
     def explanation(self) -> list[str]:
-        """Sentences (plain text) that say why RR has the value it has."""
+        """Sentences (plain text) that say why RR has the value it has.
+
+        Returns
+        -------
+        list of str
+            The sentences, in reading order.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import PlaygroundModel
+        >>> model = PlaygroundModel(n=4, relevant=[2], k=3)
+        >>> model.explanation()
+        ['The first relevant result is at rank 2, so RR@3 = 1/2 = 0.5000.']
+        """
         k, ranks = self.k, self.relevant_ranks
         within = [r for r in ranks if r <= k]
         if not ranks:
@@ -230,7 +299,21 @@ class PlaygroundModel:
 
 
 class Playground(w.VBox):
-    """The widget returned by :func:`playground`; see there."""
+    """The widget returned by :func:`playground`; see there.
+
+    Parameters
+    ----------
+    model : PlaygroundModel
+        The ranked list of relevant and non-relevant results and the measures shown.
+
+    Examples
+    --------
+    >>> from rankviz.widgets import Playground, PlaygroundModel
+    >>> ui = Playground(PlaygroundModel(n=10, relevant=[1, 3]))
+    >>> ui.toggles[0].value = False
+    >>> ui.model.relevant_ranks
+    [3]
+    """
 
     def __init__(self, model: PlaygroundModel):
         self.model = model
@@ -283,7 +366,19 @@ class Playground(w.VBox):
         return bundle
 
     def snapshot_html(self) -> str:
-        """The widget's current state as self-contained HTML; its toggles replay precomputed states (n <= 10)."""
+        """The widget's current state as self-contained HTML; its toggles replay precomputed states (n <= 10).
+
+        Returns
+        -------
+        str
+            An HTML fragment (no kernel needed to show it).
+
+        Examples
+        --------
+        >>> from rankviz.widgets import playground
+        >>> playground(n=4, relevant=[2]).snapshot_html().startswith("<div")
+        True
+        """
         m = self.model
         values = m.measures()
         state = {
@@ -330,7 +425,17 @@ class Playground(w.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute the numbers and update every display widget."""
+        """Recompute the numbers and update every display widget.
+
+        Examples
+        --------
+        >>> from rankviz.widgets import playground
+        >>> ui = playground(n=4, relevant=[2])
+        >>> ui.model.set_relevant(1)  # the model changed behind the widget's back
+        >>> ui.refresh()
+        >>> "1.0000" in ui.values["RR"].value
+        True
+        """
         m = self.model
         values = m.measures()
         for family, name in zip(m.FAMILIES, m.measure_names()):

@@ -17,7 +17,6 @@ import rankviz
 from rankviz._errors import ColumnError, DegenerateDataWarning, InputError
 from rankviz.evaluation.slices import FIRST_HIT_BUCKETS, MISSING
 from rankviz.stats import holm
-from rankviz.stats.segments import Slices
 from tests.conftest import shared_path
 
 MEASURES = ["RR@10", "nDCG@10", "R@100", "AP"]
@@ -156,8 +155,8 @@ def test_bootstrap_by_intervals_equal_the_unsliced_bootstrap_on_each_segment():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         sliced = rankviz.bootstrap(run, ["RR@10", "nDCG@10"], qrels, by="n_relevant", rng=7, n_resamples=2000)
-    assert isinstance(sliced, Slices)
-    table = sliced.to_frame()
+    assert type(sliced) is rankviz.BootstrapResults and sliced.by == ("n_relevant",)  # one type, a segment level
+    table = sliced.to_frame().rename(columns={"estimate": "mean", "n_queries": "n"})
     per_query = rankviz.evaluate(run, ["RR@10", "nDCG@10"], qrels, by="n_relevant", per_query=True)
     assert_equals_groupby(table, per_query, ["n_relevant"], ["RR@10", "nDCG@10"])
     for segment, part in per_query.groupby("n_relevant", observed=True):
@@ -180,6 +179,7 @@ def test_compare_by_rows_equal_the_unsliced_compare_on_each_segment_corrected_on
         warnings.simplefilter("ignore", DegenerateDataWarning)
         sliced = rankviz.compare(run, "bm25", ["RR@10", "nDCG@10"], qrels, by="first_hit", rng=3, n_resamples=2000)
     table = sliced.table
+    assert type(sliced) is rankviz.Comparison  # one type, a segment level
     assert sliced.correction == "holm" and sliced.by == ("first_hit",)
     assert (table["p_corrected"].to_numpy() == holm(table["p_value"].to_numpy())).all()
     per_query = rankviz.evaluate(run, ["RR@10", "nDCG@10"], qrels, by="first_hit", per_query=True)
@@ -214,15 +214,18 @@ def planted(interaction: bool, n=300, seed=0) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def test_the_heterogeneity_test_finds_an_interaction_and_not_a_constant_shift():
-    from rankviz.stats.options import StatsOptions
-    from rankviz.stats.segments import compare_by_of
+def segmented(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """``table`` marked as carrying the segment columns ``by`` (what evaluate(..., by=, per_query=True) does)."""
+    table.attrs["rankviz"] = {"by": by}
+    return table
 
-    cfg = StatsOptions.resolve("test", rng=1, n_resamples=2000, method="t", methods=("t",))
-    varies = compare_by_of(planted(True), baseline="base", names=["RR@10"], by="segment", test="t",
-                           correction="holm", cfg=cfg).heterogeneity  # fmt: skip
-    shift = compare_by_of(planted(False), baseline="base", names=["RR@10"], by="segment", test="t",
-                          correction="holm", cfg=cfg).heterogeneity  # fmt: skip
+
+def test_the_heterogeneity_test_finds_an_interaction_and_not_a_constant_shift():
+    def heterogeneity(table):
+        return rankviz.stats.compare(segmented(table, ["segment"]), baseline="base", measures=["RR@10"], test="t",
+                                     correction="holm", rng=1, n_resamples=2000).heterogeneity  # fmt: skip
+
+    varies, shift = heterogeneity(planted(True)), heterogeneity(planted(False))
     assert varies["p_value"].item() < 0.001
     assert shift["p_value"].item() > 0.05
     table = planted(True)

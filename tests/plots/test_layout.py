@@ -85,18 +85,15 @@ def example_changes(n_queries: int):
 
 @cache
 def generated_slices(n_systems: int, n_segments: int):
-    """rankviz.stats.segments.bootstrap_by_of (what bootstrap(..., by=) returns) over generated segments."""
-    from rankviz.stats.options import StatsOptions
-    from rankviz.stats.segments import bootstrap_by_of
-
+    """rankviz.stats.bootstrap of a table with a segment column (what bootstrap(..., by=) returns), generated."""
     table = generated_table(n_systems)
     areas = [f"area {i + 1:02d} · {['billing', 'account settings', 'api'][i % 3]}" for i in range(n_segments)]
     codes = table["query_id"].str[1:].astype(int) % n_segments
     table = table.assign(area=pd.Categorical([areas[c] for c in codes], categories=areas, ordered=True))
-    cfg = StatsOptions.resolve("layout", n_resamples=200, method="percentile", rng=0)
+    table.attrs["rankviz"] = {"by": ["area"]}  # the segment columns, as evaluate(..., by=, per_query=True) names them
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return bootstrap_by_of(table, ["RR@10", "nDCG@10"], "area", cfg)
+        return rankviz.stats.bootstrap(table, ["RR@10", "nDCG@10"], n_resamples=200, method="percentile", rng=0)
 
 
 def queries() -> dict:

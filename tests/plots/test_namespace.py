@@ -15,6 +15,7 @@ import matplotlib.text
 import pytest
 
 import rankviz
+import rankviz.plots.namespace
 from rankviz import InputError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -86,7 +87,8 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
     run, qrels, _, _ = _example()
     seen = []
     namespace = importlib.import_module("rankviz.plots.namespace")
-    evaluate, bootstrap = namespace.per_query_table, rankviz.evaluation.bootstrap_with
+    evaluate, per_query_of = namespace.per_query_table, rankviz.evaluation.per_query_of
+    bootstrap_of = namespace.bootstrap_of
 
     def spy(function):
         def call(*args, **kwargs):
@@ -96,7 +98,8 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
         return call
 
     monkeypatch.setattr(namespace, "per_query_table", spy(evaluate))
-    monkeypatch.setattr(rankviz.evaluation, "bootstrap_with", spy(bootstrap))
+    monkeypatch.setattr(rankviz.evaluation, "per_query_of", spy(per_query_of))  # the table, then the statistics
+    monkeypatch.setattr(namespace, "bootstrap_of", spy(bootstrap_of))
     ax = run.rank.plot.failures(
         qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1]
     )
@@ -104,8 +107,9 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
     assert name == "per_query_table" and (kwargs[3].depth, kwargs[3].missing) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
     run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
-    (handed,) = [kwargs for name, kwargs in seen if name == "bootstrap_with"]
-    statistics, options = handed["stats_options"], handed["options"]
+    (handed,) = [kwargs for name, kwargs in seen if name == "per_query_of"]
+    (statistics,) = [kwargs[2] for name, kwargs in seen if name == "bootstrap_of"]
+    options = handed["options"]
     assert (statistics.n_resamples, statistics.seed, options.depth, statistics.method) == (100, 3, 20, "bca")
     signature = inspect.signature(run.rank.plot.ci)
     assert {"depth", "missing", "ties", "columns", "n_resamples", "rng"} <= set(signature.parameters)
