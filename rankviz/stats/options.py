@@ -21,7 +21,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from .._core.checks import check_choice, check_int, check_probability
-from .._core.options import EvalKeywords
+from .._core.options import EvalKeywords, with_options
 from .._errors import InputError
 from .resampling import call_entropy
 
@@ -31,6 +31,7 @@ __all__ = [
     "EvalStatsKeywords",
     "StatsGroup",
     "STATS",
+    "with_options",
     "BOOTSTRAP_METHODS",
     "OPTION_NAMES",
 ]

@@ -31,9 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import check_key_cells
-from .._core.options import with_options
 from .._errors import DegenerateDataWarning, InputError, warn
-from .options import IntervalKeywords, LevelKeywords, StatsGroup, StatsOptions
+from .options import IntervalKeywords, LevelKeywords, StatsGroup, StatsOptions, with_options
 from .resampling import check_budget, query_stream
 from .results import ConfidenceInterval, html_table
 
@@ -209,15 +208,8 @@ class SuiteIntervals:
 
 
 @with_options(StatsGroup(methods=("percentile",), method="percentile", exclude=("batch",)))
-def suite_intervals(
-    stats_options: StatsOptions,
-    table: pd.DataFrame,
-    measures=None,
-    *,
-    level: str = "queries",
-    weighted: bool = False,
-    **_: Unpack[IntervalKeywords],
-) -> SuiteIntervals:
+def suite_intervals(stats_options: StatsOptions, table: pd.DataFrame, measures=None, *, level: str = "queries",
+                    weighted: bool = False, **_: Unpack[IntervalKeywords]) -> SuiteIntervals:  # fmt: skip
     """Per-dataset means and the macro average of a suite, with stratified or two-level percentile intervals.
 
     Parameters
@@ -403,14 +395,8 @@ def _plain(text) -> str:
 
 
 @with_options(StatsGroup(exclude=("n_resamples", "method", "rng", "batch")))
-def meta_analysis(
-    stats_options: StatsOptions,
-    table: pd.DataFrame,
-    system: str,
-    baseline: str,
-    measure: str,
-    **_: Unpack[LevelKeywords],
-) -> MetaAnalysis:
+def meta_analysis(stats_options: StatsOptions, table: pd.DataFrame, system: str, baseline: str, measure: str,
+                  **_: Unpack[LevelKeywords]) -> MetaAnalysis:  # fmt: skip
     """A random-effects meta-analysis of the per-dataset paired differences ``system - baseline``.
 
     Parameters
