@@ -23,18 +23,22 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import pandas as pd
 
 from . import evaluation
-from ._core.methods import bound_method
+from ._core.methods import BoundMethod, bound_method
 from .evaluation import tie_effects as ties
 
 __all__ = ["RankAccessor", "PolarsNamespace", "register"]
 
 
-def _delegate(func, name: str | None = None):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _delegate(func: Callable[Concatenate[Any, P], R], name: str | None = None) -> BoundMethod[P, R]:
     return bound_method(func, "RankAccessor", name)
 
 

@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast, overload
 
-__all__ = ["bound_method"]
+__all__ = ["bound_method", "BoundMethod"]
+
+P = ParamSpec("P")
+R_co = TypeVar("R_co", covariant=True)
 
 
-def bound_method(func, owner: str, name: str | None = None):
+class BoundMethod(Protocol[P, R_co]):
+    """What static tools see of a method made by :func:`bound_method`: on an instance, the function without
+    its first parameter (``df.rank.mrr(qrels, k=10)`` is checked against ``rankviz.mrr(run, qrels, k=10)``)."""
+
+    @overload
+    def __get__(self, obj: None, cls: Any = None) -> Callable[..., R_co]: ...
+
+    @overload
+    def __get__(self, obj: object, cls: Any = None) -> Callable[P, R_co]: ...
+
+
+def bound_method(
+    func: Callable[Concatenate[Any, P], R_co], owner: str, name: str | None = None
+) -> BoundMethod[P, R_co]:
     """A method that calls ``func(self._frame, ...)``, with ``func``'s signature (minus the frame) and docstring.
 
     ``owner`` is the class name shown in the method's qualified name (``RankAccessor.mrr``), so ``help()``
@@ -24,4 +42,4 @@ def bound_method(func, owner: str, name: str | None = None):
     method.__name__ = name or func.__name__
     method.__qualname__ = f"{owner}.{method.__name__}"
     method.__doc__ = func.__doc__
-    return method
+    return cast(BoundMethod[P, R_co], method)  # a function: Python binds it to the accessor

@@ -255,6 +255,7 @@ def _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
         from distributed import Client, LocalCluster
 
         import rankviz.dask as rankviz_dask
+        from rankviz.dask.evaluation import per_query
     except ImportError as exc:
         raise InputError(f"--dask needs Dask: {exc}") from None
     with contextlib.ExitStack() as stack:
@@ -266,7 +267,7 @@ def _eval_on_dask(args, qrels, measures, relstring, options, trec_order, header)
         run = rankviz_dask.read_run(args.runs[0])
         tag = str(run["system"].head(1).iloc[0])
         run = run.drop(columns="system")
-        evaluate = functools.partial(rankviz_dask.evaluate, progress=sys.stderr.isatty())
+        evaluate = functools.partial(per_query, progress=sys.stderr.isatty())
         with contextlib.redirect_stdout(sys.stderr):  # distributed's text bar writes to stdout: keep stdout the table
             lines = trec_eval_lines(
                 run,

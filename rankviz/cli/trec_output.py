@@ -28,7 +28,7 @@ import re
 import numpy as np
 
 from .._core.options import EvalOptions
-from ..evaluation import evaluate
+from ..evaluation.api import per_query_table
 from ..evaluation.pipeline import judge_run, kept_cells, read_judgements, with_rel
 from ..measures import Measure, parse_measures
 from ..measures.relstring import relstrings
@@ -288,7 +288,7 @@ def _evaluated(run, qrels, measures, options: EvalOptions, trec_order: bool, eva
     measures = [m for m in with_rel(parse_measures(measures), options.rel) if m.family != "NumQ"]
     if trec_order:
         measures = ordered(measures, options.rel)
-    table = (evaluate_with or evaluate)(run, measures, qrels, per_query=True, **options.as_keywords())
+    table = (evaluate_with or per_query_table)(run, measures, qrels, options)
     table = table.assign(_key=table["query_id"].astype(str)).sort_values("_key", kind="mergesort")
     return measures, table, table["query_id"].astype(str).tolist()
 
@@ -312,8 +312,9 @@ def trec_eval_lines(
     ``relstring`` is the number of grades of trec_eval's per-query ``relstring`` line,
     or None for none. ``trec_order=False`` keeps the measures in the order given
     (``rankviz eval -m nDCG@10 AP``) instead of trec_eval's table order.
-    ``evaluate_with`` replaces :func:`rankviz.evaluation.evaluate` (``rankviz eval --dask``
-    passes :func:`rankviz.dask.evaluate`); it takes and returns what ``evaluate`` does.
+    ``evaluate_with`` replaces :func:`rankviz.evaluation.api.per_query_table` (``rankviz eval --dask``
+    passes :func:`rankviz.dask.evaluation.per_query`): ``(run, measures, qrels, options)`` to the
+    per-query table.
     ``header`` names which of trec_eval's ``runid`` and ``num_q`` lines to print: trec_eval
     prints them only when they are asked for (by name, or in ``official`` or ``all_trec``).
     ``summary=False`` leaves out every "all" line (trec_eval ``-n``).

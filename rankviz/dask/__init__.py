@@ -27,21 +27,12 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
 
 from . import accessor
 from .accessor import DaskRankAccessor
-from .evaluation import evaluate, hit_rate, mean_average_precision, mrr, ndcg, precision, r_precision, recall
+from .evaluation import SHORTCUT_FUNCTIONS, evaluate
 from .io import read_run, write_run
 
-__all__ = [
-    "DaskRankAccessor",
-    "evaluate",
-    "mrr",
-    "ndcg",
-    "mean_average_precision",
-    "recall",
-    "precision",
-    "hit_rate",
-    "r_precision",
-    "read_run",
-    "write_run",
-]
+# the seven shortcuts (mrr, ndcg, mean_average_precision, ...), from their one declaration
+globals().update(SHORTCUT_FUNCTIONS)
+
+__all__ = ["DaskRankAccessor", "evaluate", *SHORTCUT_FUNCTIONS, "read_run", "write_run"]
 
 accessor.register()

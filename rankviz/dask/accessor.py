@@ -11,7 +11,9 @@ with the frame bound (same signature, same docstring).
 from __future__ import annotations
 
 from .._core.methods import bound_method
+from ..evaluation.shortcuts import SHORTCUTS
 from . import evaluation
+from .evaluation import SHORTCUT_FUNCTIONS
 
 __all__ = ["DaskRankAccessor", "register"]
 
@@ -31,13 +33,10 @@ class DaskRankAccessor:
         self._frame = frame
 
     evaluate = _bound(evaluation.evaluate)
-    mrr = _bound(evaluation.mrr)
-    ndcg = _bound(evaluation.ndcg)
-    map = _bound(evaluation.mean_average_precision, "map")
-    recall = _bound(evaluation.recall)
-    precision = _bound(evaluation.precision)
-    hit_rate = _bound(evaluation.hit_rate)
-    r_precision = _bound(evaluation.r_precision)
+
+
+for _shortcut in SHORTCUTS:  # mrr, ndcg, map, ...: one method per declared shortcut
+    setattr(DaskRankAccessor, _shortcut.method_name, _bound(SHORTCUT_FUNCTIONS[_shortcut.name], _shortcut.method_name))
 
 
 def register() -> None:

@@ -1,5 +1,9 @@
 """Evaluation functions for Dask DataFrames: the same names, options and numbers as :mod:`rankviz.evaluation`.
 
+Dask is a way of computing the per-query table (:func:`per_query`, the CLI's ``evaluate_with=`` hook):
+``evaluate`` and the seven shortcuts (``mrr``, ``ndcg``, ..., made from
+:data:`rankviz.evaluation.shortcuts.SHORTCUTS`, not written again) aggregate that table as pandas does.
+
 ``evaluate(run, measures, qrels, per_query=True)`` returns the per-query table as a
 *pandas* DataFrame (one row per system x query: small), so ``rankviz.stats.bootstrap``,
 ``rankviz.stats.compare``, ``rankviz.stats.significance_table``, the plots, the
@@ -10,16 +14,20 @@ explorer and reports take it unchanged. Every option (``rel``, ``depth``,
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any, Unpack
+
 import pandas as pd
 
-from .._core.checks import check_choice, check_cutoff
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from ..evaluation.pipeline import aggregate_per_system, labelled, relabel, unique, with_rel
+from ..evaluation.shortcuts import SHORTCUTS, Shortcut, shortcut_measure, shortcut_parameters
 from ..measures import Measure
 from ._evaluate import per_query_table
 
-__all__ = ["evaluate", "mrr", "ndcg", "mean_average_precision", "recall", "precision", "hit_rate", "r_precision"]
+__all__ = ["evaluate", "per_query", "SHORTCUT_FUNCTIONS", *(s.name for s in SHORTCUTS)]
 
 
 def _systems(table: pd.DataFrame) -> list[str] | None:
@@ -27,8 +35,9 @@ def _systems(table: pd.DataFrame) -> list[str] | None:
     return list(dict.fromkeys(table["system"].astype(str))) if "system" in table.columns else None
 
 
-@with_eval_options
+@with_options(EVAL)
 def evaluate(
+    options: EvalOptions,
     run,
     measures,
     qrels=None,
@@ -36,7 +45,7 @@ def evaluate(
     per_query: bool = False,
     progress: bool = False,
     shuffle: bool = True,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> pd.DataFrame:
     """Evaluate a Dask DataFrame run on several measures: :func:`rankviz.evaluate`, out of core.
 
@@ -73,15 +82,21 @@ def evaluate(
         The pandas path's errors with its messages, raised where the partition is evaluated.
     """
     pairs = labelled(measures, options.rel)
-    measures = unique(pairs)
     if shuffle not in (True, False):
         raise InputError(f"The 'shuffle' parameter of evaluate must be True or False. Got {shuffle!r} instead.")
-    table = per_query_table(run, measures, qrels, options, "evaluate", progress, shuffle)
+    table = per_query_table(run, unique(pairs), qrels, options, "evaluate", progress, shuffle)
     if not per_query:
         meta = table.attrs["rankviz"]
-        table = aggregate_per_system(table, measures, _systems(table))
+        table = aggregate_per_system(table, unique(pairs), _systems(table))
         table.attrs["rankviz"] = meta
     return relabel(table, pairs)
+
+
+def per_query(run, measures, qrels, options: EvalOptions, *, progress: bool = False) -> pd.DataFrame:
+    """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated: the Dask way of
+    computing :func:`rankviz.evaluation.api.per_query_table` (the CLI's ``evaluate_with=`` hook)."""
+    pairs = labelled(measures, options.rel)
+    return relabel(per_query_table(run, unique(pairs), qrels, options, "evaluate", progress), pairs)
 
 
 def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, progress: bool) -> float | pd.Series:
@@ -95,52 +110,47 @@ def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str, pro
     return pd.Series(values, index=pd.Index(systems, name="system", dtype="str"), name=measure.name)
 
 
-@with_eval_options
-def mrr(run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions) -> float | pd.Series:
-    """Mean reciprocal rank at ``k`` of a Dask run (:func:`rankviz.mrr`), a float for one run, a Series per system."""
-    return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr", progress)
+def _shortcut(s: Shortcut) -> Callable[..., Any]:
+    """The Dask function of one shortcut: the pandas function's parameters and numbers, plus ``progress``."""
+
+    def function(options: EvalOptions, run, qrels=None, *, progress: bool = False, **params):
+        return _single(run, shortcut_measure(s.name, **params), qrels, options, s.method_name, progress)
+
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("options", positional, annotation="EvalOptions"),
+            inspect.Parameter("run", positional),
+            inspect.Parameter("qrels", positional, default=None),
+            *shortcut_parameters(s.name),
+            inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool"),
+        ],
+        return_annotation="float | pd.Series",
+    )
+    function.__name__ = s.name
+    function.__qualname__ = s.name
+    function.__module__ = __name__
+    function.__doc__ = f"""{s.summary} Of a Dask run: :func:`rankviz.{s.name}`, out of core.
+
+    Parameters
+    ----------
+    run : dask.dataframe.DataFrame
+        A long run, as for :func:`evaluate`.
+    qrels : DataFrame, path or dict, optional
+        Judgements, as for :func:`evaluate`.
+    k, gain
+        As for :func:`rankviz.{s.name}` (where it takes them).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    float or Series
+        Exactly what :func:`rankviz.{s.name}` returns on the whole run as one pandas frame.
+    """
+    return with_options(EVAL)(function)
 
 
-@with_eval_options
-def ndcg(
-    run, qrels=None, *, k: int | None = None, gain: str = "linear", progress: bool = False, options: EvalOptions
-) -> float | pd.Series:
-    """Mean nDCG at ``k`` of a Dask run (:func:`rankviz.ndcg`), a float for one run, a Series per system."""
-    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
-    measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
-    return _single(run, measure, qrels, options, "ndcg", progress)
-
-
-@with_eval_options
-def mean_average_precision(
-    run, qrels=None, *, k: int | None = None, progress: bool = False, options: EvalOptions
-) -> float | pd.Series:
-    """Mean average precision of a Dask run (:func:`rankviz.mean_average_precision`), a float for one run, a Series per system."""
-    return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map", progress)
-
-
-@with_eval_options
-def recall(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
-    """Mean recall at ``k`` of a Dask run (:func:`rankviz.recall`), a float for one run, a Series per system."""
-    measure = Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False))
-    return _single(run, measure, qrels, options, "recall", progress)
-
-
-@with_eval_options
-def precision(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
-    """Mean precision at ``k`` of a Dask run (:func:`rankviz.precision`), a float for one run, a Series per system."""
-    measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
-    return _single(run, measure, qrels, options, "precision", progress)
-
-
-@with_eval_options
-def hit_rate(run, qrels=None, *, k: int, progress: bool = False, options: EvalOptions) -> float | pd.Series:
-    """Share of queries with a relevant item in the top ``k`` of a Dask run (:func:`rankviz.hit_rate`)."""
-    measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
-    return _single(run, measure, qrels, options, "hit_rate", progress)
-
-
-@with_eval_options
-def r_precision(run, qrels=None, *, progress: bool = False, options: EvalOptions) -> float | pd.Series:
-    """Mean R-precision of a Dask run (:func:`rankviz.r_precision`), a float for one run, a Series per system."""
-    return _single(run, Measure("Rprec"), qrels, options, "r_precision", progress)
+#: the seven shortcuts (rankviz.evaluation.shortcuts.SHORTCUTS), each computed through the Dask per-query table
+SHORTCUT_FUNCTIONS: dict[str, Callable[..., Any]] = {s.name: _shortcut(s) for s in SHORTCUTS}
+globals().update(SHORTCUT_FUNCTIONS)

@@ -24,18 +24,19 @@ A run without a system column is one run; the systems of a run with them index i
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from .. import stats
-from .._core.checks import check_choice, check_cutoff
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
-from ..measures import Measure, aggregate
+from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats import many_systems as multiple
 from ..stats.intervals import bootstrap_of
-from ..stats.options import StatsOptions, with_stats_options
+from ..stats.options import STATS, EvalStatsKeywords, StatsGroup, StatsOptions
 from ..stats.paired import DIFFERENCE_INTERVALS, compare_of
 from . import slices, suites
 from .pipeline import (
@@ -49,23 +50,13 @@ from .pipeline import (
     read_judgements,
     relabel,
     runs_from_frames,
-    system_cells,
-    system_names,
     unique,
-    with_rel,
 )
 from .provenance import model_share, warn_model_labels
 from .run_summary import summary
 
 __all__ = [
     "evaluate",
-    "mrr",
-    "ndcg",
-    "mean_average_precision",
-    "recall",
-    "precision",
-    "hit_rate",
-    "r_precision",
     "first_relevant_rank",
     "summary",
     "bootstrap",
@@ -79,8 +70,9 @@ def _measures(measures, options: EvalOptions) -> list[Measure]:
     return unique(labelled(measures, options.rel))
 
 
-@with_eval_options
+@with_options(EVAL)
 def evaluate(
+    options: EvalOptions,
     run,
     measures,
     qrels=None,
@@ -90,7 +82,7 @@ def evaluate(
     queries=None,
     weighted: bool = False,
     incomplete_systems: str = "refuse",
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> pd.DataFrame:
     """Evaluate a run on several measures at once.
 
@@ -168,14 +160,30 @@ def evaluate(
     >>> rankviz.evaluate(runs, ["MRR@10"], qrels)["MRR@10"].to_dict()
     {'bm25': 0.75, 'dense': 1.0}
     """
-    pairs = labelled(measures, options.rel)
-    measures = unique(pairs)
     if suites.is_suite(run, qrels):
+        pairs = labelled(measures, options.rel)
         return suites.evaluate_suite(run, pairs, qrels, per_query, by, weighted, incomplete_systems, options)
     if by is not None:  # segments are labelled by canonical measure names (a measure column per canonical name)
+        measures = _measures(measures, options)
         table, by = slices.segmented_table(run, measures, qrels, by=by, queries=queries, options=options,
                                            caller="evaluate")  # fmt: skip
         return table if per_query else slices.aggregate_per_segment(table, [m.name for m in measures], by)
+    return evaluate_run(run, measures, qrels, options, per_query=per_query)
+
+
+def per_query_table(run, measures, qrels, options: EvalOptions, *, incomplete_systems: str = "refuse") -> pd.DataFrame:
+    """``evaluate(run, measures, qrels, per_query=True)`` with the options already validated (what the
+    statistics, plots, widgets, fusion tuning and the CLI evaluate through)."""
+    if suites.is_suite(run, qrels):
+        pairs = labelled(measures, options.rel)
+        return suites.evaluate_suite(run, pairs, qrels, True, None, False, incomplete_systems, options)
+    return evaluate_run(run, measures, qrels, options, per_query=True)
+
+
+def evaluate_run(run, measures, qrels, options: EvalOptions, *, per_query: bool) -> pd.DataFrame:
+    """:func:`evaluate` of one run (not a suite, no slices), the options already validated."""
+    pairs = labelled(measures, options.rel)
+    measures = unique(pairs)
     qrels = read_judgements(qrels)  # once: a label store's file is read here, and its kinds kept
     j, keep, values = evaluated_cells(run, measures, qrels, options, "evaluate")
     table = index_frame(j)
@@ -195,90 +203,8 @@ def evaluate(
     return relabel(table, pairs)
 
 
-def _single(run, measure: Measure, qrels, options: EvalOptions, caller: str) -> float | pd.Series:
-    """One measure aggregated as its family declares: a float for one run, else a Series per system (NaN if no cell)."""
-    (measure,) = with_rel([measure], options.rel)
-    j, keep, values = evaluated_cells(run, [measure], qrels, options, caller)
-    means = [aggregate(values[measure.name][cells], measure.aggregate) for _, cells in system_cells(j, keep)]
-    if j.systems is None:
-        return float(means[0])
-    return pd.Series(means, index=pd.Index(list(system_names(j)), name="system", dtype="str"), name=measure.name)
-
-
-@with_eval_options
-def mrr(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
-    """Mean reciprocal rank at cutoff ``k`` (``RR@k``; ``k=None`` is trec_eval's ``recip_rank``).
-
-    Returns
-    -------
-    float or Series
-        A float for a run without a system column (one run); for a run with systems,
-        one float per system in a Series indexed by ``system`` and named by the
-        measure (``"RR@10"``). Every single-measure function returns the same way.
-
-    Examples
-    --------
-    >>> import pandas as pd, rankviz
-    >>> table = pd.DataFrame({"query": ["a", "b", "c", "d"],
-    ...                       "relevance": [[True], [False, False, True], [False, True], [False]]})
-    >>> round(rankviz.mrr(table), 4)
-    0.4583
-    >>> two = pd.concat([table.assign(system="x"), table.assign(system="y")])
-    >>> rankviz.mrr(two, k=1).to_dict()  # a Series indexed by system
-    {'x': 0.25, 'y': 0.25}
-    """
-    return _single(run, Measure("RR", cutoff=check_cutoff(k, "mrr")), qrels, options, "mrr")
-
-
-@with_eval_options
-def ndcg(run, qrels=None, *, k: int | None = None, gain: str = "linear", options: EvalOptions) -> float | pd.Series:
-    """Mean nDCG at cutoff ``k`` (``nDCG@k``; ``k=None`` is trec_eval's ``ndcg``), as :func:`mrr` returns.
-
-    ``gain='linear'`` (trec_eval) uses the grade as gain; ``'exponential'`` uses 2**grade - 1.
-    The ideal DCG comes from all judged grades of the query in the qrels.
-    """
-    gain = check_choice(gain, "gain", "ndcg", ("linear", "exp", "exponential"))
-    measure = Measure("nDCG", cutoff=check_cutoff(k, "ndcg"))(gain="exp" if gain == "exponential" else gain)
-    return _single(run, measure, qrels, options, "ndcg")
-
-
-@with_eval_options
-def mean_average_precision(run, qrels=None, *, k: int | None = None, options: EvalOptions) -> float | pd.Series:
-    """Mean average precision (``AP``; with ``k``, ``AP@k`` = trec_eval ``map_cut``), as :func:`mrr` returns.
-
-    The denominator is R, the number of relevant items in the qrels.
-    """
-    return _single(run, Measure("AP", cutoff=check_cutoff(k, "map")), qrels, options, "map")
-
-
-@with_eval_options
-def recall(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
-    """Mean recall at ``k`` (``R@k``): relevant items in the top ``k`` over all relevant items, as :func:`mrr` returns."""
-    return _single(run, Measure("R", cutoff=check_cutoff(k, "recall", allow_none=False)), qrels, options, "recall")
-
-
-@with_eval_options
-def precision(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
-    """Mean precision at ``k`` (``P@k``): relevant items in the top ``k`` divided by ``k``, as :func:`mrr` returns."""
-    measure = Measure("P", cutoff=check_cutoff(k, "precision", allow_none=False))
-    return _single(run, measure, qrels, options, "precision")
-
-
-@with_eval_options
-def hit_rate(run, qrels=None, *, k: int, options: EvalOptions) -> float | pd.Series:
-    """Share of queries with a relevant item in the top ``k`` (``Success@k``), as :func:`mrr` returns."""
-    measure = Measure("Success", cutoff=check_cutoff(k, "hit_rate", allow_none=False))
-    return _single(run, measure, qrels, options, "hit_rate")
-
-
-@with_eval_options
-def r_precision(run, qrels=None, *, options: EvalOptions) -> float | pd.Series:
-    """Mean R-precision (``Rprec``): relevant items in the top R divided by R, as :func:`mrr` returns."""
-    return _single(run, Measure("Rprec"), qrels, options, "r_precision")
-
-
-@with_eval_options
-def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
+@with_options(EVAL)
+def first_relevant_rank(options: EvalOptions, run, qrels=None, **_: Unpack[EvalKeywords]) -> pd.Series:
     """Rank of the first relevant item per query (trec_eval order), missing where none was retrieved.
 
     Returns
@@ -306,10 +232,17 @@ def first_relevant_rank(run, qrels=None, *, options: EvalOptions) -> pd.Series:
 # ----------------------------------------------------------------------------- statistics of runs
 
 
-@with_eval_options
-@with_stats_options
+@with_options(EVAL, STATS)
 def bootstrap(
-    run, measures, qrels=None, *, by=None, queries=None, stats_options: StatsOptions, options: EvalOptions
+    options: EvalOptions,
+    stats_options: StatsOptions,
+    run,
+    measures,
+    qrels=None,
+    *,
+    by=None,
+    queries=None,
+    **_: Unpack[EvalStatsKeywords],
 ) -> stats.BootstrapResults:
     """Evaluate a run per query, then bootstrap confidence intervals of its mean measures.
 
@@ -348,23 +281,24 @@ def per_query_of(
         return table, [m.name for m in parsed]
     names = [label for label, _ in labelled(measures, options.rel)]
     if not isinstance(runs, dict) or not each_run:
-        return evaluate(runs, measures, qrels, per_query=True, **options.as_keywords()), names
+        return per_query_table(runs, measures, qrels, options), names
     if not runs:
         raise InputError(f"{caller}: the dict of runs is empty.")
     tables = []
     for name, frame in runs.items():
         one = runs_from_frames({name: frame}, caller) if isinstance(frame, pd.DataFrame) else frame
-        part = evaluate(one, measures, qrels, per_query=True, **options.as_keywords())
+        part = per_query_table(one, measures, qrels, options)
         if "system" in part.columns:
             part = part.drop(columns="system")
-        part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))
+        part.insert(0, "system", pd.array([str(name)] * len(part), dtype="str"))  # type: ignore[arg-type]  # pandas-stubs omit extension arrays
         tables.append(part)
     return pd.concat(tables, ignore_index=True), names
 
 
-@with_eval_options
-@with_stats_options(methods=DIFFERENCE_INTERVALS, method="t")
+@with_options(EVAL, StatsGroup(methods=DIFFERENCE_INTERVALS, method="t"))
 def compare(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     runs,
     baseline: str,
     measures,
@@ -374,8 +308,7 @@ def compare(
     correction: str | None = "holm",
     by=None,
     queries=None,
-    stats_options: StatsOptions,
-    options: EvalOptions,
+    **_: Unpack[EvalStatsKeywords],
 ) -> stats.Comparison:
     """Evaluate several systems per query and compare each with a baseline (paired by query id).
 
@@ -411,9 +344,10 @@ def compare(
     return compare_of(table, baseline=baseline, measures=names, test=test, correction=correction, cfg=stats_options)
 
 
-@with_eval_options
-@with_stats_options(optional_level=True)
+@with_options(EVAL, StatsGroup(optional_level=True))
 def table(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     runs,
     measures,
     qrels=None,
@@ -422,8 +356,7 @@ def table(
     correction: str | None = "auto",
     alpha: float = 0.05,
     system_order=None,
-    stats_options: StatsOptions,
-    options: EvalOptions,
+    **_: Unpack[EvalStatsKeywords],
 ) -> multiple.SignificanceTable:
     """Evaluate several systems per query: the table of means with the systems each one significantly beats.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -20,10 +20,10 @@ import pandas as pd
 from .. import stats
 from .._core.checks import check_cutoff
 from .._core.input_shapes import run_arrays
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import DegenerateDataWarning, InputError
 from ..measures import parse_measure
-from .api import evaluate
+from .api import per_query_table
 from .pipeline import read_judgements, read_run_input, with_rel
 
 __all__ = ["changes", "rank_biased_overlap", "tau_ap", "pair_reading", "RBO_PERSISTENCE"]
@@ -165,8 +165,10 @@ def _significant(table: pd.DataFrame, baseline: str, measures: list[str]) -> tup
 _WHOLE_LIST = 2**31 - 1
 
 
-@with_eval_options
-def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, options: EvalOptions) -> pd.DataFrame:
+@with_options(EVAL)
+def changes(
+    options: EvalOptions, run, qrels=None, *, system, baseline, measure=None, k: int = 10, **_: Unpack[EvalKeywords]
+) -> pd.DataFrame:
     """What ``system`` changed against ``baseline``, query by query.
 
     Parameters
@@ -215,6 +217,11 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
     >>> table.attrs["rankviz"]["helped"] > table.attrs["rankviz"]["hurt"]
     True
     """
+    return changes_of(run, qrels, options, system=system, baseline=baseline, measure=measure, k=k)
+
+
+def changes_of(run, qrels, options: EvalOptions, *, system, baseline, measure, k) -> pd.DataFrame:
+    """:func:`changes` with the options already validated (what ``df.rank.plot.changes`` calls)."""
     caller = "changes"
     k = check_cutoff(k, caller, allow_none=False)
     system, baseline = str(system), str(baseline)
@@ -227,7 +234,7 @@ def changes(run, qrels=None, *, system, baseline, measure=None, k: int = 10, opt
     whole = options.depth if options.depth is not None else _WHOLE_LIST
     rr, recall = with_rel([parse_measure(f"RR@{k}"), parse_measure(f"R@{whole}")], options.rel)
     names = list(dict.fromkeys([chosen.name, rr.name, recall.name]))
-    table = evaluate(run, names, qrels, per_query=True, **options.as_keywords())
+    table = per_query_table(run, names, qrels, options)
     if "system" not in table.columns:
         raise InputError(f"{caller} compares two systems: the run needs a system column (or pass {{name: run}}).")
     wide = {}

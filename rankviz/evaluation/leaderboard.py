@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from .._core.options import EvalOptions, with_eval_options
+from typing import Unpack
+
+from .._core.options import EVAL, EvalOptions, with_options
 from .._errors import InputError
-from ..stats.options import StatsOptions, with_stats_options
+from ..stats.options import EvalIntervalKeywords, StatsGroup, StatsOptions
 from ..stats.rank_intervals import RankIntervals, ranks_of
-from .api import evaluate
+from .api import per_query_table
 
 __all__ = ["ranks"]
 
 
-@with_eval_options
-@with_stats_options(methods=("percentile",), method="percentile", exclude=("batch",))
+@with_options(EVAL, StatsGroup(methods=("percentile",), method="percentile", exclude=("batch",)))
 def ranks(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     run,
     measure,
     qrels=None,
     *,
     level: str = "queries",
     incomplete_systems: str = "refuse",
-    options: EvalOptions,
-    stats_options: StatsOptions,
+    **_: Unpack[EvalIntervalKeywords],
 ) -> RankIntervals:
     """Each system's rank with a simultaneous confidence interval, and tiers the data cannot separate.
 
@@ -62,8 +64,6 @@ def ranks(
                 f"The 'measure' parameter of ranks takes one measure. Got {len(measure)}: {list(measure)}."
             )
         (measure,) = measure
-    table = evaluate.__wrapped__(  # the options are validated already: the undecorated evaluate takes them as they are
-        run, [measure], qrels, per_query=True, incomplete_systems=incomplete_systems, options=options
-    )
+    table = per_query_table(run, [measure], qrels, options, incomplete_systems=incomplete_systems)
     column = [c for c in table.columns if c not in ("dataset", "system", "query_id")][0]
     return ranks_of(table, column, level=level, cfg=stats_options, caller="ranks")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import warnings
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
@@ -19,15 +20,17 @@ import pandas as pd
 from .._core.input_shapes import run_arrays
 from .._core.judged import judge_arrays
 from .._core.long_run import MISSING_DOC, QrelsArrays, RunArrays
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError, UnmatchedIdsWarning
 from .pipeline import read_judgements, read_run_input
 
-__all__ = ["ranked_list"]
+__all__ = ["ranked_list", "ranked_list_of"]
 
 
-@with_eval_options
-def ranked_list(run, query, qrels=None, *, system=None, documents=None, options: EvalOptions) -> pd.DataFrame:
+@with_options(EVAL)
+def ranked_list(
+    options: EvalOptions, run, query, qrels=None, *, system=None, documents=None, **_: Unpack[EvalKeywords]
+) -> pd.DataFrame:
     """One query's ranked list in trec_eval order, joined with its judgements.
 
     The list is the one every measure sees under the same options: cut to ``depth`` (after the
@@ -78,6 +81,11 @@ def ranked_list(run, query, qrels=None, *, system=None, documents=None, options:
     >>> rankviz.ranked_list(run, "q1", qrels, ties="optimistic", depth=2)["doc_id"].tolist()
     ['a', 'b']
     """
+    return ranked_list_of(run, query, qrels, options, system=system, documents=documents)
+
+
+def ranked_list_of(run, query, qrels, options: EvalOptions, *, system=None, documents=None) -> pd.DataFrame:
+    """:func:`ranked_list` with the options already validated (what the explorer's lists call)."""
     rel = 1 if options.rel is None else options.rel
     judgements = read_judgements(qrels)
     arrays, judged = run_arrays(

@@ -6,16 +6,18 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_cutoff
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalOptions, with_options
 from .._errors import TiesWarning, warn
 from ..measures import Measure
 from ..measures import dispatch as kernels
 from ..stats.intervals import bootstrap_of
-from ..stats.options import StatsOptions, with_stats_options
+from ..stats.options import EvalSummaryKeywords, StatsGroup, StatsOptions
 from . import slices
 from .pipeline import evaluated_cells, index_frame, metadata, read_judgements, system_cells, system_names, with_rel
 from .provenance import model_share, warn_model_labels
@@ -81,17 +83,17 @@ def _summary_row(j, cells, values: dict, first: np.ndarray, measures, result) ->
     return row
 
 
-@with_eval_options
-@with_stats_options(optional_level=True, exclude=("method", "batch"))
+@with_options(EVAL, StatsGroup(optional_level=True, exclude=("method", "batch")))
 def summary(
+    options: EvalOptions,
+    stats_options: StatsOptions,
     run,
     qrels=None,
     *,
     k: int = 10,
     by=None,
     queries=None,
-    stats_options: StatsOptions,
-    options: EvalOptions,
+    **_: Unpack[EvalSummaryKeywords],
 ) -> pd.DataFrame:
     """The table a careful analyst reports for a run, one row per system.
 

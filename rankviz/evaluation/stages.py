@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .. import stats
 from .._core.checks import check_choice
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalOptions, ListKeywords, with_options
 from .._errors import DegenerateDataWarning, InputError
 from .stage_attribution import KEPT, attribute_documents, attribute_queries
 from .stage_inputs import StageLists, check_stage_rel, judgement_frame, relevant_sets, stage_lists
@@ -354,18 +355,19 @@ def _reading(table: pd.DataFrame, i: int) -> str:
     return "recall: no clear difference"
 
 
-@with_eval_options(exclude=("depth", "missing", "ties", "judged_only", "unannotated"))
+@with_options(EVAL.without("depth", "missing", "ties", "judged_only", "unannotated"))
 def stages(
+    options: EvalOptions,
     runs,
     qrels=None,
     *,
     depths=None,
     unordered=None,
     missing: str = "error",
-    n_resamples: int = 10_000,
+    n_resamples: int = 10000,
     confidence_level: float = 0.95,
     rng=None,
-    options: EvalOptions,
+    **_: Unpack[ListKeywords],
 ) -> Stages:
     """Evaluate a multi-stage pipeline stage by stage: the funnel, and where each relevant document got lost.
 

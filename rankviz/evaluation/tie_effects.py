@@ -12,13 +12,14 @@ ordering of every tie group (overall and for the worst queries). Pass
 from __future__ import annotations
 
 import dataclasses
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_cutoff, check_int
 from .._core.judged import Judged
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalOptions, TieFreeKeywords, with_options
 from ..measures import dispatch as kernels
 from ..measures import parse_measures
 from ..stats.results import formatted, html_table
@@ -125,8 +126,17 @@ def _first_relevant_tied(j: Judged, rel: int) -> np.ndarray:
     return out
 
 
-@with_eval_options(exclude=("ties",))
-def tie_report(run, qrels=None, *, k: int = 10, measures=None, n_worst: int = 10, options: EvalOptions) -> TieReport:
+@with_options(EVAL.without("ties"))
+def tie_report(
+    options: EvalOptions,
+    run,
+    qrels=None,
+    *,
+    k: int = 10,
+    measures=None,
+    n_worst: int = 10,
+    **_: Unpack[TieFreeKeywords],
+) -> TieReport:
     """How much score ties can move each measure, per system and for the worst queries.
 
     Parameters

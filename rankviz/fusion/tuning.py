@@ -14,14 +14,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
-from .. import evaluation
 from .._core.checks import check_int, check_real
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
+from ..evaluation.api import per_query_table
 from ..stats.inference import seed_of
 from ..stats.resampling import call_entropy, query_stream
 from .combine import WEIGHTED, check_method, combine, contributions, read_lists, to_run
@@ -156,7 +157,7 @@ def _per_query_values(lists, pairs, method, candidates, measure, qrels, options:
         fused = combine(table, method, block.T)  # (pairs, candidates)
         runs = [to_run(lists, pair_q, pair_d, fused[:, j], str(start + j)) for j in range(len(block))]
         frame = pd.concat(runs, ignore_index=True)
-        table_q = evaluation.evaluate(frame, [measure], qrels, per_query=True, **options.as_keywords())
+        table_q = per_query_table(frame, [measure], qrels, options)
         name = table_q.columns[-1]
         wide = table_q.pivot(index="system", columns="query_id", values=name)
         parts.append(wide.loc[[str(start + j) for j in range(len(block))]])
@@ -180,8 +181,9 @@ def _folds(queries, folds: int, entropy) -> np.ndarray:
     return fold
 
 
-@with_eval_options
+@with_options(EVAL)
 def tune(
+    options: EvalOptions,
     run,
     qrels=None,
     *,
@@ -192,7 +194,7 @@ def tune(
     norm: str | None = None,
     rrf_k: float = 60,
     rng=None,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> TuneResult:
     """Choose fusion weights on a grid by query-level cross-validation.
 

@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from .._core.columns import find_column
+from .._core.frames import as_pandas, is_foreign_frame, unpack_bundles
 from .._core.options import EvalOptions, option_names, unknown_keyword
 from .._errors import InputError, RankvizError
-from ..evaluation import evaluate
+from ..evaluation.api import per_query_table
 from ..evaluation.pipeline import read_judgements, read_run_input
 from ..measures import aggregate, parse_measure
 from .file import RECORD_COLUMNS
@@ -177,7 +178,9 @@ def _prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, 
         if key not in option_names():
             raise unknown_keyword(caller, key, option_names())
     resolved = EvalOptions.resolve(caller, **options)
-    keywords = resolved.as_keywords()
+    given = {"run": run, "qrels": qrels}  # what evaluate's boundary does with its data, done here once
+    unpack_bundles(given, ("run", "qrels"), caller)
+    run, qrels = (as_pandas(v, k) if is_foreign_frame(v) else v for k, v in given.items())
     qrels = read_judgements(qrels)
     run = read_run_input(run)
     wanted = None if queries is None else query_ids(queries, caller)
@@ -191,7 +194,7 @@ def _prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, 
     else:
         if measures is None:
             raise InputError(f"{caller}: name the measures to evaluate, e.g. ['nDCG@10', 'RR@10'].")
-        table = evaluate(run, measures, qrels, per_query=True, **keywords)
+        table = per_query_table(run, measures, qrels, resolved)
         run_fp = run_fingerprint(run)
     if wanted is not None:
         table = table[table["query_id"].astype(str).isin(set(wanted))].reset_index(drop=True)
@@ -199,7 +202,7 @@ def _prepare(run, qrels, measures, *, name, queries, meta, time, options: dict, 
             raise InputError(f"{caller}: none of the {len(set(wanted))} queries given is in the evaluation.")
     names = [c for c in table.columns if c not in ("system", "query_id") and pd.api.types.is_numeric_dtype(table[c])]
     attrs = jsonable(table.attrs.get("rankviz", {}))
-    stored_options = jsonable({**keywords, **{k: attrs[k] for k in ATTR_OPTIONS if k in attrs}})
+    stored_options = jsonable({**resolved.as_record(), **{k: attrs[k] for k in ATTR_OPTIONS if k in attrs}})
     systems = [str(s) for s in pd.unique(table["system"].astype(str))] if "system" in table.columns else []
     if name is None:
         name = systems[0] if len(systems) == 1 else "run"

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import evaluation
-from .._core.options import EvalOptions, option_names, unknown_keyword, with_eval_options
+from .._core.options import EVAL, EvalOptions, option_names, unknown_keyword, with_method_options
+from ..evaluation.api import per_query_table
+from ..evaluation.changes import changes_of
 from ..measures import Measure
 from ..stats.intervals import bootstrap_of
-from ..stats.options import StatsOptions, with_stats_options
+from ..stats.options import STATS, StatsOptions
 from . import changes as changes_plot
 from . import failure_causes as failure_causes_plot
 from . import slices as slices_plot
@@ -52,18 +54,17 @@ def _from_plot(plot, measures_of, call: str, artist: str, **defaults):
     ]
     name = plot.__name__
 
-    def method(self, qrels=None, *, options: EvalOptions, **kwargs):
+    def method(self, options: EvalOptions, qrels=None, **kwargs):
         arguments = {p.name: kwargs.pop(p.name, p.default) for p in own}
         drawing = self._drawing(kwargs, name, call, artist)
         table = self._evaluate(measures_of(arguments), qrels, options)
         return plot(table, **arguments, **drawing)
 
-    keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [
         inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("options", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=EvalOptions),
         inspect.Parameter("qrels", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
         *own,
-        inspect.Parameter("options", keyword, annotation=EvalOptions),
         inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
     ]
     method.__signature__ = inspect.Signature(parameters, return_annotation="Axes")  # type: ignore[attr-defined]
@@ -73,7 +74,7 @@ def _from_plot(plot, measures_of, call: str, artist: str, **defaults):
         f"Evaluate what :func:`rankviz.plots.{name}` reads, per query, and draw it: the plot's own parameters, "
         "the evaluation options, and the plot's matplotlib keywords."
     )
-    return with_eval_options(method)
+    return with_method_options(EVAL)(method)
 
 
 class RunPlots:
@@ -107,7 +108,7 @@ class RunPlots:
         return drawing
 
     def _evaluate(self, measures, qrels, options: EvalOptions) -> pd.DataFrame:
-        return evaluation.evaluate(self._frame, measures, qrels, per_query=True, **options.as_keywords())
+        return per_query_table(self._frame, measures, qrels, options)
 
     # plots of per-query tables: each method is the plot, evaluated on the way (its parameters, its defaults)
     rr_distribution = _from_plot(
@@ -125,18 +126,17 @@ class RunPlots:
         recall_k=100,
     )
 
-    @with_eval_options
-    @with_stats_options
+    @with_method_options(EVAL, STATS)
     def ci(
         self,
+        options: EvalOptions,
+        stats_options: StatsOptions,
         qrels=None,
         *,
         measures=("RR@10", "nDCG@10"),
         baseline=None,
         sort=True,
         ax=None,
-        stats_options: StatsOptions,
-        options: EvalOptions,
         **kwargs,
     ) -> Axes:
         """Bootstrap ``measures`` per system and plot :func:`rankviz.plots.ci`."""
@@ -145,18 +145,17 @@ class RunPlots:
         results = bootstrap_of(table, names, stats_options)
         return ci(results, baseline=baseline, sort=sort, ax=ax, **drawing)
 
-    @with_eval_options
-    @with_stats_options
+    @with_method_options(EVAL, STATS)
     def bootstrap_distribution(
         self,
+        options: EvalOptions,
+        stats_options: StatsOptions,
         qrels=None,
         *,
         measure="RR@10",
         system=None,
         bins=50,
         ax=None,
-        stats_options: StatsOptions,
-        options: EvalOptions,
         **kwargs,
     ) -> Axes:
         """Bootstrap ``measure`` and plot :func:`rankviz.plots.bootstrap_distribution` (of ``system``).
@@ -169,16 +168,16 @@ class RunPlots:
         results = bootstrap_of(table, names, stats_options)
         return bootstrap_distribution(results, system=system, bins=bins, ax=ax, **drawing)
 
-    @with_eval_options
+    @with_method_options(EVAL)
     def metric_at_k(
         self,
+        options: EvalOptions,
         qrels=None,
         *,
         measures=("RR", "R", "nDCG"),
         k=range(1, 21),
         hue=None,
         ax=None,
-        options: EvalOptions,
         **kwargs,
     ) -> Axes:
         """Evaluate each measure family at every cutoff in ``k`` and plot :func:`rankviz.plots.metric_at_k`."""
@@ -189,9 +188,9 @@ class RunPlots:
         table = self._evaluate([f @ int(c) for f in families for c in k], qrels, options)
         return metric_at_k(table, measures=families, hue=hue, ax=ax, **drawing)
 
-    @with_eval_options
+    @with_method_options(EVAL)
     def failure_causes(
-        self, qrels=None, *, system=None, queries=None, k=10, n=15, alpha=0.05, ax=None, options: EvalOptions, **kwargs
+        self, options: EvalOptions, qrels=None, *, system=None, queries=None, k=10, n=15, alpha=0.05, ax=None, **kwargs
     ) -> Axes:
         """Evaluate ``RR@k`` per query, find :func:`rankviz.failure_slices` and plot :func:`rankviz.plots.failure_causes`."""
         from ..stats import failure_slices
@@ -201,24 +200,40 @@ class RunPlots:
         slices = failure_slices(table, measure=table.columns[-1], system=system, queries=queries)
         return failure_causes_plot.failure_causes(slices, n=n, alpha=alpha, ax=ax, **drawing)
 
-    @with_eval_options
+    @with_method_options(EVAL)
     def changes(
-        self, qrels=None, *, system, baseline, measure=None, k=10, n=10, queries=None, ax=None, options: EvalOptions,
+        self,
+        options: EvalOptions,
+        qrels=None,
+        *,
+        system,
+        baseline,
+        measure=None,
+        k=10,
+        n=10,
+        queries=None,
+        ax=None,
         **kwargs,
-    ) -> Axes:  # fmt: skip
+    ) -> Axes:
         """Compute :func:`rankviz.changes` and plot its biggest movers (:func:`rankviz.plots.changes`)."""
         drawing = self._drawing(kwargs, "changes", "annotate", "text.Annotation")
-        moved = evaluation.changes(
-            self._frame, qrels, system=system, baseline=baseline, measure=measure, k=k, **options.as_keywords()
-        )
+        moved = changes_of(self._frame, qrels, options, system=system, baseline=baseline, measure=measure, k=k)
         return changes_plot.changes(moved, n=n, queries=queries, ax=ax, **drawing)
 
-    @with_eval_options
-    @with_stats_options
+    @with_method_options(EVAL, STATS)
     def slices(
-        self, qrels=None, *, by, measure="RR@10", queries=None, order="auto", ax=None, stats_options: StatsOptions,
-        options: EvalOptions, **kwargs,
-    ) -> Axes:  # fmt: skip
+        self,
+        options: EvalOptions,
+        stats_options: StatsOptions,
+        qrels=None,
+        *,
+        by,
+        measure="RR@10",
+        queries=None,
+        order="auto",
+        ax=None,
+        **kwargs,
+    ) -> Axes:
         """Bootstrap ``measure`` per segment of ``by`` (:func:`rankviz.bootstrap` with ``by=``) and plot :func:`rankviz.plots.slices`."""
         drawing = self._drawing(kwargs, "slices", "hlines", "collections.LineCollection")
         table, names = evaluation.per_query_of(

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import cast
+from typing import Unpack, cast
 
 import numpy as np
 import pandas as pd
 
+from .._core.options import with_options
 from ..io.per_query import is_reciprocal_rank, per_query_table
 from .inference import SMALL_N, warn_notes, wide_by_system, wilson_interval
-from .options import StatsOptions, with_stats_options
+from .options import STATS, StatsKeywords, StatsOptions
 from .resampling import (
     batch_size,
     bca_or_percentile,
@@ -127,8 +128,10 @@ def _group_intervals(wide, queries, members, names, entropy, cfg: StatsOptions) 
     return [_one_interval(name, measure, columns, col, sq, sums, n, cfg) for name, measure, col, sq in layout]
 
 
-@with_stats_options
-def bootstrap(table: pd.DataFrame, measures=None, *, stats_options: StatsOptions) -> BootstrapResults:
+@with_options(STATS)
+def bootstrap(
+    stats_options: StatsOptions, table: pd.DataFrame, measures=None, **_: Unpack[StatsKeywords]
+) -> BootstrapResults:
     """Bootstrap confidence intervals of mean measures, resampling queries.
 
     Parameters

@@ -33,11 +33,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice, check_probability
+from .._core.options import with_options
 from .._errors import ColumnError, InputError
 from ..io.per_query import per_query_table
 from . import intervals
@@ -49,7 +51,7 @@ from .inference import (
     warn_notes,
     wide_by_system,
 )
-from .options import StatsOptions, with_stats_options
+from .options import ResampleKeywords, StatsGroup, StatsKeywords, StatsOptions
 from .resampling import batch_size, check_budget, query_stream, randomization_p
 from .segments import segment_columns
 from .table_exports import SignificanceTable, system_labels
@@ -298,15 +300,16 @@ def _corrected(pairs: pd.DataFrame, correction: str | None, alpha: float) -> pd.
     return pairs
 
 
-@with_stats_options(optional_level=True, exclude=("confidence_level", "method"))
+@with_options(StatsGroup(optional_level=True, exclude=("confidence_level", "method")))
 def all_pairs(
+    stats_options: StatsOptions,
     table: pd.DataFrame,
     measures=None,
     *,
     test: str = "tukey",
     correction: str | None = "auto",
     alpha: float = 0.05,
-    stats_options: StatsOptions,
+    **_: Unpack[ResampleKeywords],
 ) -> pd.DataFrame:
     """Paired tests of every pair of systems, per measure, on a per-query table.
 
@@ -396,8 +399,9 @@ def _intervals(table, names, cfg: StatsOptions):
     return low, high
 
 
-@with_stats_options(optional_level=True)
+@with_options(StatsGroup(optional_level=True))
 def significance_table(
+    stats_options: StatsOptions,
     table: pd.DataFrame,
     measures=None,
     *,
@@ -405,7 +409,7 @@ def significance_table(
     correction: str | None = "auto",
     alpha: float = 0.05,
     system_order=None,
-    stats_options: StatsOptions,
+    **_: Unpack[StatsKeywords],
 ) -> SignificanceTable:
     """The systems x measures table of means, with the systems each one is significantly better than.
 

@@ -3,8 +3,8 @@
 Every function that resamples or tests (``rankviz.stats.bootstrap``, ``compare``, ``all_pairs``,
 ``significance_table``, their run-level twins ``rankviz.bootstrap``/``compare``/``table``,
 ``summary``, the interval plots) takes the same keyword-only options, ``n_resamples``,
-``confidence_level``, ``method``, ``rng`` and ``batch``. :func:`with_stats_options` puts them
-into the function's signature (``help()`` and Shift-Tab show each with its default and one
+``confidence_level``, ``method``, ``rng`` and ``batch``. :func:`rankviz._core.options.with_options`
+with a :class:`StatsGroup` (``STATS``) puts them into the function's signature (``help()`` and Shift-Tab show each with its default and one
 shared description), validates them once into a :class:`StatsOptions` value, and hands that
 value on. The seed is turned into its entropy once, here: the functions below the boundary
 pass the value itself, never a seed made again from it.
@@ -13,15 +13,28 @@ pass the value itself, never a seed made again from it.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 import math
+import typing
+from typing import Any, TypedDict
+
+import numpy as np
 
 from .._core.checks import check_choice, check_int, check_probability
-from .._errors import InputError, UnknownOptionError
+from .._core.options import EvalKeywords, with_options
+from .._errors import InputError
 from .resampling import call_entropy
 
-__all__ = ["StatsOptions", "with_stats_options", "BOOTSTRAP_METHODS", "OPTION_NAMES"]
+__all__ = [
+    "StatsOptions",
+    "StatsKeywords",
+    "EvalStatsKeywords",
+    "StatsGroup",
+    "STATS",
+    "with_options",
+    "BOOTSTRAP_METHODS",
+    "OPTION_NAMES",
+]
 
 #: the intervals of one mean (stats.bootstrap); a difference also has the paired t-interval (stats.compare)
 BOOTSTRAP_METHODS = ("bca", "percentile", "bootstrap-t")
@@ -54,7 +67,7 @@ _DOCS = {
 
 @dataclasses.dataclass(frozen=True)
 class StatsOptions:
-    """The statistics options of one call, validated (see :func:`with_stats_options` for their meaning).
+    """The statistics options of one call, validated (see :class:`StatsGroup` for their meaning).
 
     ``entropy`` is the seed material of the call (``rng`` turned into integers once); ``seed`` is
     ``rng`` when it was an int (what results record), else None.
@@ -130,50 +143,80 @@ def _options_doc(names, methods, default_method) -> str:
     return "\n".join(lines) + "\n"
 
 
-def with_stats_options(
-    func=None,
-    *,
-    methods: tuple[str, ...] = BOOTSTRAP_METHODS,
-    method: str = "bca",
-    optional_level: bool = False,
-    exclude: tuple[str, ...] = (),
-):
-    """Give ``func`` the statistics options as keyword-only parameters.
+class LevelKeywords(TypedDict, total=False):
+    """``confidence_level`` alone, as a keyword (:func:`rankviz.stats.meta_analysis`)."""
 
-    ``func`` declares a keyword-only parameter ``stats_options`` (a :class:`StatsOptions`); the
-    wrapper's signature replaces it with one parameter per option (``methods`` and ``method``: the
-    intervals it offers and its default; ``optional_level``: ``confidence_level=None`` leaves the
-    intervals out; ``exclude``: options it does not take), validates them once and calls ``func``
-    with the value. It composes with :func:`rankviz._core.options.with_eval_options` (put that one
-    outside).
-    """
-    if func is None:
-        return functools.partial(
-            with_stats_options, methods=methods, method=method, optional_level=optional_level, exclude=exclude
-        )
-    own = inspect.signature(func)
-    params = [p for p in own.parameters.values() if p.name != "stats_options"]
-    names = [n for n in OPTION_NAMES if n not in exclude]
-    defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": method, "rng": None, "batch": None}
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=defaults[n]) for n in names]
-    keyword_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    var_keyword = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
-    signature = own.replace(parameters=positional + keyword_only + extra + var_keyword)
-    caller = func.__name__
+    confidence_level: float | None
 
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise UnknownOptionError(f"{caller}(): {exc}") from None
-        given = {k: bound.arguments.pop(k) for k in list(bound.arguments) if k in names}
-        values = {**{n: defaults[n] for n in names}, **given}  # this function's defaults (method='t' for compare)
-        resolved = StatsOptions.resolve(caller, methods=methods, optional_level=optional_level, **values)
-        return func(*bound.args, **bound.kwargs, stats_options=resolved)
 
-    wrapper.__signature__ = signature  # type: ignore[attr-defined]
-    if func.__doc__:
-        wrapper.__doc__ = func.__doc__.rstrip() + "\n" + _options_doc(names, methods, method)
-    return wrapper
+class IntervalKeywords(LevelKeywords, total=False):
+    """The statistics options but ``batch``, as keywords (the rank and suite intervals)."""
+
+    n_resamples: int
+    method: str
+    rng: int | np.random.Generator | None
+
+
+class StatsKeywords(IntervalKeywords, total=False):
+    """The statistics options as keywords, for static tools (``**_: Unpack[StatsKeywords]``; see
+    :class:`rankviz._core.options.EvalKeywords`). A function's own ``method`` choices are checked at run time."""
+
+    batch: int | None
+
+
+class ResampleKeywords(TypedDict, total=False):
+    """``n_resamples``, ``rng`` and ``batch``, as keywords (:func:`rankviz.stats.all_pairs`: no interval)."""
+
+    n_resamples: int
+    rng: int | np.random.Generator | None
+    batch: int | None
+
+
+class SummaryKeywords(LevelKeywords, total=False):
+    """``confidence_level``, ``n_resamples`` and ``rng``, as keywords (:func:`rankviz.summary`)."""
+
+    n_resamples: int
+    rng: int | np.random.Generator | None
+
+
+class EvalStatsKeywords(EvalKeywords, StatsKeywords, total=False):
+    """The evaluation and the statistics options together (``rankviz.bootstrap``, ``compare``, ``table``)."""
+
+
+class EvalIntervalKeywords(EvalKeywords, IntervalKeywords, total=False):
+    """The evaluation options and the statistics options but ``batch`` (``rankviz.ranks``)."""
+
+
+class EvalSummaryKeywords(EvalKeywords, SummaryKeywords, total=False):
+    """The evaluation options with ``confidence_level``, ``n_resamples`` and ``rng`` (``rankviz.summary``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StatsGroup:
+    """The statistics options as a :class:`rankviz._core.options.OptionGroup`: ``methods`` and ``method`` are
+    the intervals a function offers and its default; ``optional_level``: ``confidence_level=None`` leaves the
+    intervals out; ``exclude``: options it does not take."""
+
+    methods: tuple[str, ...] = BOOTSTRAP_METHODS
+    method: str = "bca"
+    optional_level: bool = False
+    exclude: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n in OPTION_NAMES if n not in self.exclude)
+
+    def parameters(self) -> list[inspect.Parameter]:
+        defaults = {"n_resamples": 10_000, "confidence_level": 0.95, "method": self.method, "rng": None, "batch": None}
+        types = typing.get_type_hints(StatsKeywords)  # the types static tools see
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        return [inspect.Parameter(n, keyword, default=defaults[n], annotation=types[n]) for n in self.names()]
+
+    def resolve(self, caller: str, values: dict[str, Any]) -> StatsOptions:
+        return StatsOptions.resolve(caller, methods=self.methods, optional_level=self.optional_level, **values)
+
+    def doc(self) -> str:
+        return _options_doc(self.names(), self.methods, self.method)
+
+
+#: the statistics options with their usual intervals (bootstrap: BCa by default)
+STATS = StatsGroup()

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice
+from .._core.options import with_options
 from .._errors import ColumnError, InputError
 from ..io.per_query import per_query_table
 from .inference import (
@@ -30,7 +32,7 @@ from .inference import (
     warn_notes,
     wide_by_system,
 )
-from .options import StatsOptions, with_stats_options
+from .options import StatsGroup, StatsKeywords, StatsOptions
 from .power_analysis import PowerResult, power_of
 from .resampling import (
     batch_size,
@@ -216,15 +218,16 @@ def _compare_one(
     return rows, exact
 
 
-@with_stats_options(methods=DIFFERENCE_INTERVALS, method="t")
+@with_options(StatsGroup(methods=DIFFERENCE_INTERVALS, method="t"))
 def compare(
+    stats_options: StatsOptions,
     table: pd.DataFrame,
     *,
     baseline: str,
     measures=None,
     test: str = "randomization",
     correction: str | None = "holm",
-    stats_options: StatsOptions,
+    **_: Unpack[StatsKeywords],
 ) -> Comparison:
     """Paired comparisons of every system against a baseline, per measure.
 

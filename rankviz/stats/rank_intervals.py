@@ -26,13 +26,15 @@ from __future__ import annotations
 import dataclasses
 import html
 import string
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.columns import check_number_cells
+from .._core.options import with_options
 from .._errors import InputError
-from .options import StatsOptions, with_stats_options
+from .options import IntervalKeywords, StatsGroup, StatsOptions
 from .resampling import check_budget, query_stream
 from .results import html_table
 from .suites import stratified_means, suite_matrices
@@ -209,8 +211,15 @@ def intervals_from_resamples(
     )
 
 
-@with_stats_options(methods=("percentile",), method="percentile", exclude=("batch",))
-def ranks(table: pd.DataFrame, measure: str, *, level: str = "queries", stats_options: StatsOptions) -> RankIntervals:
+@with_options(StatsGroup(methods=("percentile",), method="percentile", exclude=("batch",)))
+def ranks(
+    stats_options: StatsOptions,
+    table: pd.DataFrame,
+    measure: str,
+    *,
+    level: str = "queries",
+    **_: Unpack[IntervalKeywords],
+) -> RankIntervals:
     """Each system's rank with a simultaneous confidence interval, and tiers, from a per-query table.
 
     Parameters

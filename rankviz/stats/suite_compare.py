@@ -12,14 +12,16 @@ with Satterthwaite's degrees of freedom.
 from __future__ import annotations
 
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_choice
+from .._core.options import with_options
 from .._errors import InputError
 from .inference import benjamini_hochberg_kept_nan, holm_kept_nan
-from .options import StatsOptions, with_stats_options
+from .options import IntervalKeywords, StatsGroup, StatsOptions
 from .resampling import check_budget, query_stream
 from .results import Comparison
 from .suites import measure_columns, suite_matrices
@@ -27,14 +29,15 @@ from .suites import measure_columns, suite_matrices
 __all__ = ["suite_compare", "suite_compare_of"]
 
 
-@with_stats_options(methods=("t",), method="t", exclude=("batch",))
+@with_options(StatsGroup(methods=("t",), method="t", exclude=("batch",)))
 def suite_compare(
+    stats_options: StatsOptions,
     table: pd.DataFrame,
     *,
     baseline: str,
     measures=None,
     correction: str | None = "holm",
-    stats_options: StatsOptions,
+    **_: Unpack[IntervalKeywords],
 ) -> Comparison:
     """Each system against a baseline on the macro average of a suite, paired by query within each dataset.
 

@@ -25,13 +25,14 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.columns import check_key_cells, check_number_cells
 from .._errors import DegenerateDataWarning, InputError, warn
-from .options import StatsOptions, with_stats_options
+from .options import IntervalKeywords, LevelKeywords, StatsGroup, StatsOptions, with_options
 from .resampling import check_budget, query_stream
 from .results import ConfidenceInterval, html_table
 
@@ -207,10 +208,9 @@ class SuiteIntervals:
         return f"<p>{html.escape(self.question)}</p>" + html_table(self.table)
 
 
-@with_stats_options(methods=("percentile",), method="percentile", exclude=("batch",))
-def suite_intervals(
-    table: pd.DataFrame, measures=None, *, level: str = "queries", weighted: bool = False, stats_options: StatsOptions
-) -> SuiteIntervals:
+@with_options(StatsGroup(methods=("percentile",), method="percentile", exclude=("batch",)))
+def suite_intervals(stats_options: StatsOptions, table: pd.DataFrame, measures=None, *, level: str = "queries",
+                    weighted: bool = False, **_: Unpack[IntervalKeywords]) -> SuiteIntervals:  # fmt: skip
     """Per-dataset means and the macro average of a suite, with stratified or two-level percentile intervals.
 
     Parameters
@@ -395,10 +395,9 @@ def _plain(text) -> str:
     return str(text).replace("$", r"\$")
 
 
-@with_stats_options(exclude=("n_resamples", "method", "rng", "batch"))
-def meta_analysis(
-    table: pd.DataFrame, system: str, baseline: str, measure: str, *, stats_options: StatsOptions
-) -> MetaAnalysis:
+@with_options(StatsGroup(exclude=("n_resamples", "method", "rng", "batch")))
+def meta_analysis(stats_options: StatsOptions, table: pd.DataFrame, system: str, baseline: str, measure: str,
+                  **_: Unpack[LevelKeywords]) -> MetaAnalysis:  # fmt: skip
     """A random-effects meta-analysis of the per-dataset paired differences ``system - baseline``.
 
     Parameters

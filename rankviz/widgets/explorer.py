@@ -9,9 +9,11 @@ the ipywidgets view over it; :mod:`rankviz.widgets.render` makes its HTML.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import ipywidgets as w
 
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from . import render, render_stages
 from .explorer_judging import ExplorerJudging, JudgeRow
@@ -350,8 +352,9 @@ class Explorer(w.VBox):
         self.query.value = str(query_id)
 
 
-@with_eval_options
+@with_options(EVAL)
 def explore(
+    options: EvalOptions,
     run,
     qrels=None,
     *,
@@ -365,7 +368,7 @@ def explore(
     store=None,
     annotator: str | None = None,
     stages=None,
-    options: EvalOptions,
+    **_: Unpack[EvalKeywords],
 ) -> Explorer:
     """An ipywidgets per-query debugger: worst queries first, their ranked lists and measures.
 
@@ -464,9 +467,8 @@ def explore(
     0.0
     """
     view = None if stages is None else StageView(stages)  # refused before the run is evaluated
-    model = ExplorerModel(
-        run, qrels, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length,
-        **options.as_keywords(),
-    )  # fmt: skip
+    model = ExplorerModel.of(
+        run, qrels, options, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length
+    )
     judging = None if store is None else ExplorerJudging(model, qrels, store, annotator=annotator)
     return Explorer(model, system=system, baseline=baseline, judging=judging, stages=view)

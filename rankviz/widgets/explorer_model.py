@@ -11,15 +11,16 @@ import dataclasses
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._core.checks import check_cutoff, check_int
 from .._core.frames import as_pandas
-from .._core.options import EvalOptions, with_eval_options
+from .._core.options import EVAL, EvalKeywords, EvalOptions, with_method_options
 from .._errors import ClosedWorldWarning, IdTypeWarning, InputError
-from ..evaluation import evaluate
+from ..evaluation.api import per_query_table
 from ..evaluation.pipeline import with_rel
 from ..io.per_query import query_texts
 from ..measures import Measure, parse_measure
@@ -106,9 +107,10 @@ class ExplorerModel:
     True
     """
 
-    @with_eval_options
+    @with_method_options(EVAL)
     def __init__(
         self,
+        options: EvalOptions,
         run,
         qrels=None,
         *,
@@ -117,8 +119,19 @@ class ExplorerModel:
         measure="RR@k",
         k: int | None = None,
         snippet_length: int = 160,
-        options: EvalOptions,
+        **_: Unpack[EvalKeywords],
     ):
+        self._build(run, qrels, queries, documents, measure, k, snippet_length, options)
+
+    @classmethod
+    def of(cls, run, qrels, options: EvalOptions, *, queries, documents, measure, k, snippet_length) -> ExplorerModel:
+        """The model with the options already validated (what :func:`explore` builds); the other arguments are
+        the constructor's, each given."""
+        model = cls.__new__(cls)
+        model._build(run, qrels, queries, documents, measure, k, snippet_length, options)
+        return model
+
+    def _build(self, run, qrels, queries, documents, measure, k, snippet_length, options: EvalOptions) -> None:
         run, qrels = as_pandas(run, "run"), as_pandas(qrels, "qrels")
         if isinstance(run, Mapping) and not isinstance(run, pd.DataFrame):
             run = pd.DataFrame({"query": [str(q) for q in run], "relevance": list(run.values())})
@@ -140,8 +153,8 @@ class ExplorerModel:
         qrels = qrels.copy(deep=not _COPY_ON_WRITE) if isinstance(qrels, pd.DataFrame) else qrels
         self._run = run
         self._qrels = qrels
-        #: the call's evaluation options (depth, ties, judged_only, ...) as keywords, for evaluate and ranked_list
-        self._options = {key: v for key, v in options.as_keywords().items() if key != "rel"}
+        #: the call's evaluation options (depth, ties, judged_only, ...); the measures shown name their own rel
+        self._options = options.replace(rel=None)
         self.order_label = _label(order_measure)
         standard = [_label(m) for m in with_rel([Measure(f, cutoff=cutoff) for f, cutoff in _ORDER_CHOICES], self.rel)]
         #: the choices of the "worst by" menu: "@k" marks a cutoff that follows the k slider
@@ -156,9 +169,7 @@ class ExplorerModel:
         )
         self._query_text = query_texts(queries, "explore")
         documents = read_documents(documents)
-        self._lists = RankedLists(
-            run, qrels, columns=self.columns, options=self._options, rel=self.rel, documents=documents
-        )
+        self._lists = RankedLists(run, qrels, options.replace(rel=self.rel), documents=documents)
         self.max_k = max(self._lists.longest, k)
 
     def _read_meta(self, table: pd.DataFrame) -> None:
@@ -175,9 +186,7 @@ class ExplorerModel:
         self._qrels = qrels
         self._cache.clear()
         documents = self._lists.documents
-        self._lists = RankedLists(
-            self._run, qrels, columns=self.columns, options=self._options, rel=self.rel, documents=documents
-        )
+        self._lists = RankedLists(self._run, qrels, self._options.replace(rel=self.rel), documents=documents)
         self._read_meta(self._table(self.initial_k))
 
     # -- evaluation ------------------------------------------------------------------------
@@ -205,7 +214,7 @@ class ExplorerModel:
             if quiet:  # said once, when the model was built
                 warnings.simplefilter("ignore", ClosedWorldWarning)
                 warnings.simplefilter("ignore", IdTypeWarning)
-            table = evaluate(self._run, names, self._qrels, per_query=True, **self._options)
+            table = per_query_table(self._run, names, self._qrels, self._options)
         self._cache[k] = table
         while len(self._cache) > 16:
             self._cache.popitem(last=False)

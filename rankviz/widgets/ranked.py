@@ -14,10 +14,11 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from .._core.columns import Columns, columns_text, find_column, is_listlike
+from .._core.columns import columns_text, find_column, is_listlike
 from .._core.frames import as_pandas
+from .._core.options import EvalOptions
 from .._errors import IdTypeWarning, InputError
-from ..evaluation import ranked_list
+from ..evaluation.ranked_lists import ranked_list_of
 
 __all__ = ["RankedLists", "read_documents"]
 
@@ -66,12 +67,9 @@ class RankedLists:
     run : DataFrame
         Any input shape rankviz evaluates, as a DataFrame.
     qrels : DataFrame, path, dict or None
-    columns : dict or Columns, optional
-        The column roles, to find the run's query and system columns.
-    options : dict, optional
-        Keywords for :func:`rankviz.ranked_list` (column overrides, ``order``, ``score_dtype``).
-    rel : int, default 1
-        Minimum grade of a relevant row.
+    options : EvalOptions, optional
+        The evaluation options every list follows (as :func:`rankviz.ranked_list` takes them): ``columns``
+        finds the run's query and system columns, ``rel`` (default 1) is the minimum grade of a relevant row.
     documents : DataFrame, optional
         As :func:`read_documents` returns it.
 
@@ -80,16 +78,17 @@ class RankedLists:
     >>> import pandas as pd
     >>> from rankviz.widgets.ranked import RankedLists
     >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
-    >>> lists = RankedLists(run, {"q1": {"a": 1}}, rel=1)
+    >>> lists = RankedLists(run, {"q1": {"a": 1}})
     >>> lists.get(None, "q1")[["doc_id", "relevant"]].to_dict("list")
     {'doc_id': ['b', 'a'], 'relevant': [False, True]}
     >>> lists.longest
     2
     """
 
-    def __init__(self, run: pd.DataFrame, qrels, *, columns=None, options=None, rel: int = 1, documents=None):
-        self._run, self._qrels, self._columns = run, qrels, Columns.of(columns, "explore")
-        self._options, self._rel, self._documents = dict(options or {}), rel, documents
+    def __init__(self, run: pd.DataFrame, qrels, options: EvalOptions | None = None, *, documents=None):
+        self._options = EvalOptions() if options is None else options
+        self._run, self._qrels, self._columns = run, qrels, self._options.columns
+        self._documents = documents
         self._rows = self._rows_by_query()
         self._last: tuple | None = None
         #: the length of the longest list (10 when the run's shape does not tell)
@@ -150,7 +149,7 @@ class RankedLists:
             run = run.iloc[rows]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IdTypeWarning)  # said once, when the run was first evaluated
-            return ranked_list(run, query_id, self._qrels, system=system, rel=self._rel, **self._options)
+            return ranked_list_of(run, query_id, self._qrels, self._options, system=system)
 
     def _documents_joined(self, table: pd.DataFrame) -> pd.DataFrame:
         if self._documents is not None:

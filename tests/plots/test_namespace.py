@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import matplotlib
@@ -85,8 +86,9 @@ def test_accessor_passes_evaluation_options_and_matplotlib_kwargs():
 def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_to_the_plot(monkeypatch):
     run, qrels, _, _ = _example()
     seen = []
-    evaluate, per_query_of = rankviz.evaluation.evaluate, rankviz.evaluation.per_query_of
-    bootstrap_of = rankviz.plots.namespace.bootstrap_of
+    namespace = importlib.import_module("rankviz.plots.namespace")
+    evaluate, per_query_of = namespace.per_query_table, rankviz.evaluation.per_query_of
+    bootstrap_of = namespace.bootstrap_of
 
     def spy(function):
         def call(*args, **kwargs):
@@ -95,14 +97,14 @@ def test_accessor_hands_options_unchanged_to_evaluation_and_matplotlib_keywords_
 
         return call
 
-    monkeypatch.setattr(rankviz.evaluation, "evaluate", spy(evaluate))
+    monkeypatch.setattr(namespace, "per_query_table", spy(evaluate))
     monkeypatch.setattr(rankviz.evaluation, "per_query_of", spy(per_query_of))  # the table, then the statistics
-    monkeypatch.setattr(rankviz.plots.namespace, "bootstrap_of", spy(bootstrap_of))
+    monkeypatch.setattr(namespace, "bootstrap_of", spy(bootstrap_of))
     ax = run.rank.plot.failures(
         qrels, system="bm25", n=5, depth=50, missing="zero", alpha=0.3, lw=2, ax=plt.subplots()[1]
     )
-    name, kwargs = seen[-1]
-    assert name == "evaluate" and kwargs["per_query"] is True and (kwargs["depth"], kwargs["missing"]) == (50, "zero")
+    name, kwargs = seen[-1]  # the per-query table, with the options value as validated once
+    assert name == "per_query_table" and (kwargs[3].depth, kwargs[3].missing) == (50, "zero")
     assert all(p.get_alpha() == 0.3 and p.get_linewidth() == 2 for p in ax.containers[0].patches)
     run.rank.plot.ci(qrels, measures="RR@10", n_resamples=100, rng=3, depth=20, linewidth=4, ax=plt.subplots()[1])
     (handed,) = [kwargs for name, kwargs in seen if name == "per_query_of"]
