@@ -17,7 +17,7 @@ from .._core.options import EVAL, EvalKeywords, EvalOptions, with_options
 from .._errors import InputError
 from . import render, render_stages
 from .explorer_judging import ExplorerJudging, JudgeRow
-from .explorer_model import FAILURE_NOTE, ExplorerModel
+from .explorer_model import FAILURE_NOTE, ExplorerModel, model_of
 from .explorer_stages import StageView
 
 __all__ = ["ExplorerModel", "Explorer", "explore", "NO_BASELINE"]
@@ -467,7 +467,7 @@ def explore(
     0.0
     """
     view = None if stages is None else StageView(stages)  # refused before the run is evaluated
-    model = ExplorerModel.of(
+    model = model_of(
         run, qrels, options, queries=queries, documents=documents, measure=measure, k=k, snippet_length=snippet_length
     )
     judging = None if store is None else ExplorerJudging(model, qrels, store, annotator=annotator)

@@ -26,7 +26,7 @@ from ..io.per_query import query_texts
 from ..measures import Measure, parse_measure
 from .ranked import RankedLists, read_documents
 
-__all__ = ["ExplorerModel"]
+__all__ = ["ExplorerModel", "model_of"]
 
 
 #: pandas 3 always copies on write (pandas 2.2 when its option is on): a shallow copy is then a snapshot
@@ -122,14 +122,6 @@ class ExplorerModel:
         **_: Unpack[EvalKeywords],
     ):
         self._build(run, qrels, queries, documents, measure, k, snippet_length, options)
-
-    @classmethod
-    def of(cls, run, qrels, options: EvalOptions, *, queries, documents, measure, k, snippet_length) -> ExplorerModel:
-        """The model with the options already validated (what :func:`explore` builds); the other arguments are
-        the constructor's, each given."""
-        model = cls.__new__(cls)
-        model._build(run, qrels, queries, documents, measure, k, snippet_length, options)
-        return model
 
     def _build(self, run, qrels, queries, documents, measure, k, snippet_length, options: EvalOptions) -> None:
         run, qrels = as_pandas(run, "run"), as_pandas(qrels, "qrels")
@@ -497,3 +489,11 @@ class ExplorerModel:
             moved(mine.head(k), their_rank, ("\u25b2 from", "\u25bc from", "new")),
             moved(theirs.head(k), mine_rank, ("\u25bc to", "\u25b2 to", "gone")),
         )
+
+
+def model_of(run, qrels, options: EvalOptions, *, queries, documents, measure, k, snippet_length) -> ExplorerModel:
+    """The model with the options already validated (what :func:`explore` builds); the other arguments are
+    the constructor's, each given."""
+    model = ExplorerModel.__new__(ExplorerModel)
+    model._build(run, qrels, queries, documents, measure, k, snippet_length, options)
+    return model
