@@ -199,7 +199,15 @@ def _cell_problem(value, missing_ok: bool, whole: bool) -> str | None:
 
 
 def check_number_cells(
-    frame: pd.DataFrame, names, what: str, *, missing_ok=(), whole=(), fix: str = "", missing_fix: str | None = None
+    frame: pd.DataFrame,
+    names,
+    what: str,
+    *,
+    missing_ok=(),
+    whole=(),
+    fix: str = "",
+    missing_fix: str | None = None,
+    row_name=None,
 ) -> None:
     """Refuse a cell of a number column that is not one finite number, naming its row, its column and the fix.
 
@@ -208,7 +216,8 @@ def check_number_cells(
     cell, a number as text (``'0.5'``, ``'0,5'``), a bool, a missing value, an infinity or a number beyond
     :data:`LARGEST_VALUE` is refused; so is a fraction in a ``whole`` column (counts). Columns in
     ``missing_ok`` may hold missing values (an interval that was not computed). A column of a numeric dtype
-    costs one vectorized pass; only object, text and bool columns are looked at cell by cell.
+    costs one vectorized pass; only object, text and bool columns are looked at cell by cell. ``row_name``
+    (position -> text, e.g. "system 'a', query 'q3'") names the row when given.
     """
     for name in names:
         column = frame[name]
@@ -237,7 +246,8 @@ def check_number_cells(
         kind = "one finite whole number" if is_whole else "one finite number"
         remedy = missing_fix if missing_fix is not None and is_missing(value) else fix
         raise InputError(
-            f"{what}: column {str(name)!r} holds {problem} in row {row_label(frame.index[first])}{others}; each cell "
+            f"{what}: column {str(name)!r} holds {problem} in "
+            f"{row_name(first) if row_name is not None else f'row {row_label(frame.index[first])}'}{others}; each cell "
             f"of it must be {kind}{' or missing' if missing_allowed else ''}. "
             + (remedy or "Fix those rows, or make the table again with rankviz rather than editing it.")
         )

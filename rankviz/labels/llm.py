@@ -18,9 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from urllib.parse import urlsplit, urlunsplit
 
-from .._core.checks import shown
 from .._errors import InputError
-from ..io.json_text import load_json
+from .grade_text import parse_grade, parse_reply
 from .judges import Judge, Judgement, check_scale, config_fingerprint
 
 __all__ = ["DEFAULT_PROMPT", "GRADE_DEFINITIONS", "LLMJudge", "llm_judge", "parse_grade"]
@@ -46,76 +45,7 @@ Passage: {passage}
 Reply with the grade only: one of {grades}, with nothing else."""
 
 _FIELD = re.compile(r"\{(query|passage|grades)\}")
-_INTEGER = re.compile(r"[+-]?\d{1,6}")
 _REFUSED = {401: "the server refused the API key", 403: "the server refused access", 404: "no such endpoint or model"}
-
-
-def parse_grade(text, scale: Sequence[int]) -> tuple[int | None, str | None]:
-    """A model's answer read strictly: ``(grade, None)`` or ``(None, reason)``.
-
-    The answer must be one integer on the scale (surrounding white space allowed),
-    or the JSON object ``{"grade": n}``. Anything else (words around the number,
-    two numbers, a fraction, an empty answer) is a failure, never a guess.
-
-    Parameters
-    ----------
-    text : str
-        The model's answer.
-    scale : sequence of int
-        The grades allowed.
-
-    Returns
-    -------
-    (int or None, str or None)
-        ``(grade, None)`` for a grade on the scale, else ``(None, reason)``.
-
-    Examples
-    --------
-    >>> from rankviz.labels import parse_grade
-    >>> parse_grade(" 2\\n", (0, 1, 2, 3)), parse_grade('{"grade": 3}', (0, 1, 2, 3))
-    ((2, None), (3, None))
-    >>> parse_grade("Grade: 2", (0, 1, 2, 3))
-    (None, "unparsable answer: not a grade alone or {'grade': n}")
-    >>> parse_grade("7", (0, 1, 2, 3))
-    (None, 'off-scale grade: 7 is not on the scale (0, 1, 2, 3)')
-
-    ``text`` must be a string (a model's answer; None reads as an empty answer) and ``scale``
-    a list of distinct integer grades; anything else is refused with an :class:`~rankviz.InputError`.
-    """
-    if text is not None and not isinstance(text, str):
-        raise InputError(
-            f"parse_grade: 'text' must be the model's answer as a str (or None). Got {shown(text)} "
-            f"({type(text).__name__}) instead; pass str(answer) if the number is meant as the answer."
-        )
-    return _parse(text, check_scale(scale, "parse_grade"))
-
-
-def _parse(text, scale: tuple[int, ...]) -> tuple[int | None, str | None]:
-    """:func:`parse_grade` on a checked scale; a reply's content that is not text (null, a number) is a failure."""
-    if text is not None and not isinstance(text, str):
-        return None, f"unparsable answer: the content is a {type(text).__name__}, not text"
-    if text is None or not text.strip():
-        return None, "unparsable answer: empty"
-    answer = text.strip()
-    if _INTEGER.fullmatch(answer):
-        grade = int(answer)
-    elif answer.startswith("{"):
-        try:
-            value = load_json(answer, "the answer", fix="not {'grade': n}")
-        except InputError:  # nested too deeply
-            return None, "unparsable answer: JSON nested too deeply"
-        except ValueError:
-            return None, "unparsable answer: broken JSON"
-        if not isinstance(value, dict) or set(value) != {"grade"}:
-            return None, "unparsable answer: JSON other than {'grade': n}"
-        grade = value["grade"]
-        if isinstance(grade, bool) or not isinstance(grade, int):
-            return None, f"unparsable answer: the JSON grade {grade!r} is not an integer"
-    else:
-        return None, "unparsable answer: not a grade alone or {'grade': n}"
-    if grade not in scale:
-        return None, f"off-scale grade: {grade} is not on the scale {tuple(scale)}"
-    return grade, None
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str:
@@ -314,7 +244,7 @@ class LLMJudge(Judge):
         raw = (
             self._redact(content) if content is None or isinstance(content, str) else self._redact(json.dumps(content))
         )
-        grade, reason = _parse(content, self.scale)
+        grade, reason = parse_reply(content, self.scale)
         return Judgement(grade, reason, raw=raw, usage=tokens, requests=requests)
 
     # -- judging ---------------------------------------------------------------------------------

@@ -259,9 +259,14 @@ def check_cells(table: PerQueryTable, names: list[str], caller: str) -> None:
             f"in the per-query table ({int(repeated.sum())} rows repeat a (system, query) pair); each pair must appear "
             f"once, or the query would count several times. Drop the repeats, e.g. table.drop_duplicates({keys!r})."
         )
+
     # a list, a text, a bool or a number beyond any measure's (1e308) in a cell: refused by row and column; a
     # missing or infinite value below, with the system and query it belongs to
-    check_number_cells(frame, names, f"{caller} (per-query table)", missing_ok=names)
+    def row_name(i: int) -> str:
+        who = f"system {str(frame[table.system].iloc[i])!r}, " if table.system is not None else ""
+        return f"{who}query {str(frame[query].iloc[i])!r} (row {i})"
+
+    check_number_cells(frame, names, f"{caller} (per-query table)", missing_ok=names, row_name=row_name)
     for name in names:
         values = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
