@@ -24,6 +24,7 @@ from .memory import blocked_take
 __all__ = [
     "resolve_long_run",
     "resolve_qrels",
+    "qrels_columns",
     "RunArrays",
     "QrelsArrays",
     "LongColumns",
@@ -305,11 +306,11 @@ class QrelsArrays:
         return np.asarray(pd.unique(self.query_ids), dtype=object)
 
 
-def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArrays:
-    """Qrels from a long DataFrame (query id, doc id, relevance).
+def qrels_columns(qrels: pd.DataFrame, columns: Columns = Columns()):
+    """(frame, query column, doc column, query ids, doc ids, grades): the qrels' columns found and read once.
 
-    A column override applies to the qrels only where the qrels have that column
-    (``columns={'query': 'qid'}`` names the run's column; qrels keep ``query_id``).
+    Ids are Arrow string arrays (integers as their decimal text), grades an int64 array with no missing value.
+    A column override applies to the qrels only where the qrels have that column.
     """
     frame = check_frame(qrels, "qrels")
 
@@ -320,9 +321,24 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
     q = find_column(frame, "query", given("query"), required=True, what="qrels")
     d = find_column(frame, "doc", given("doc"), required=True, what="qrels")
     r = find_column(frame, "relevance", given("relevance"), required=True, what="qrels")
-    grades = grade_array(frame[r], what="qrels", allow_missing=False)
-    q_arr = id_array(frame[q], role="query", what="qrels")
-    d_arr = id_array(frame[d], role="doc", what="qrels")
+    grades = grade_array(frame[r], what="qrels", allow_missing=False).astype(np.int64)
+    return (
+        frame,
+        q,
+        d,
+        id_array(frame[q], role="query", what="qrels"),
+        id_array(frame[d], role="doc", what="qrels"),
+        grades,
+    )
+
+
+def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArrays:
+    """Qrels from a long DataFrame (query id, doc id, relevance).
+
+    A column override applies to the qrels only where the qrels have that column
+    (``columns={'query': 'qid'}`` names the run's column; qrels keep ``query_id``).
+    """
+    frame, q, d, q_arr, d_arr, grades = qrels_columns(qrels, columns)
     qids = np.asarray(q_arr.to_pylist(), dtype=object)
     dids = np.asarray(d_arr.to_pylist(), dtype=object)
     if _repeats_a_pair(q_arr, d_arr):
@@ -335,7 +351,7 @@ def resolve_qrels(qrels: pd.DataFrame, columns: Columns = Columns()) -> QrelsArr
             f"({int(pairs.duplicated().sum())} extra rows). trec_eval refuses such qrels too; "
             "keep one judgement per pair, e.g. qrels.drop_duplicates(['query_id', 'doc_id'])."
         )
-    return QrelsArrays(qids, dids, grades.astype(np.int64), kind=id_kind(frame[q]), doc_kind=id_kind(frame[d]))
+    return QrelsArrays(qids, dids, grades, kind=id_kind(frame[q]), doc_kind=id_kind(frame[d]))
 
 
 def _repeats_a_pair(queries, docs) -> bool:

@@ -20,8 +20,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._core.columns import Columns, find_column
-from .._core.long_run import check_frame, grade_array, id_array, resolve_long_run, resolve_qrels
+from .._core.columns import Columns
+from .._core.long_run import qrels_columns, resolve_long_run, resolve_qrels
 from .._errors import RankvizError
 from .content_hashes import id_source, run_digest
 
@@ -64,19 +64,9 @@ def qrels_fingerprints(qrels: pd.DataFrame, columns: Columns = Columns()) -> tup
     doc id, each as ``{len(doc)}:{doc}={grade};``; the text of all rows is built by
     Arrow in one pass, and each query's slice of it is hashed where it lies.
     """
-    frame = check_frame(qrels, "qrels")
-
-    def given(role):
-        name = columns.get(role)
-        return name if name in frame.columns else None
-
-    q = find_column(frame, "query", given("query"), required=True, what="qrels")
-    d = find_column(frame, "doc", given("doc"), required=True, what="qrels")
-    r = find_column(frame, "relevance", given("relevance"), required=True, what="qrels")
-    grades = pa.array(grade_array(frame[r], what="qrels", allow_missing=False).astype(np.int64))
-    table = pa.table({
-        "q": id_array(frame[q], role="query", what="qrels"), "d": id_array(frame[d], role="doc", what="qrels"),
-    })  # fmt: skip
+    _, _, _, query_ids, doc_ids, grade_values = qrels_columns(qrels, columns)
+    grades = pa.array(grade_values)
+    table = pa.table({"q": query_ids, "d": doc_ids})
     # Arrow orders strings by their UTF-8 bytes, which is Python's order of code points
     order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
     queries = table["q"].take(order).combine_chunks()
